@@ -1,0 +1,23 @@
+import os
+
+from hypothesis import HealthCheck, settings
+
+from ._support import API_VERSION, NS_NAME, xp
+
+settings.register_profile(
+    "lazyarray-conformance",
+    max_examples=int(os.environ.get("LAZYARRAY_TEST_MAX_EXAMPLES", "20")),
+    deadline=None,
+    derandomize=True,
+    database=None,
+    print_blob=False,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                           HealthCheck.filter_too_much],
+)
+settings.load_profile("lazyarray-conformance")
+
+
+def pytest_report_header(config):
+    version = getattr(xp, "__version__", "?")
+    return (f"array API conformance: namespace {NS_NAME} ({version}), "
+            f"holding it to the {API_VERSION} standard")

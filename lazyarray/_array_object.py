@@ -1,0 +1,238 @@
+"""The array object: a mutable handle on a graph node.
+
+Operations record nodes and return new handles. In-place operators and __setitem__ rebind the
+handle to an update node: functional underneath, mutable on top. The materialization points
+(bool(), float(), numpy conversion, dlpack, repr, ...) run the pending graph.
+"""
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from . import _dtypes as dt
+from . import _engine
+from ._graph import over_budget, pending
+
+
+class Array:
+    __slots__ = ("_node", "_device", "__weakref__")
+    __array_priority__ = 100  # numpy defers binary operators to us
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("lazyarray arrays are made by the namespace's functions (asarray, zeros, ...)")
+
+    @classmethod
+    def _wrap(cls, node, device):
+        self = object.__new__(cls)
+        self._node = node
+        self._device = device
+        if node.op is not None:
+            pending.add(self)
+            if over_budget():
+                _engine.cut_graph()
+        return self
+
+    def _rebind(self, node):
+        """In-place update: the handle now names a new node (the old value stays valid for any
+        graph that already used it)."""
+        self._node = node
+        if node.op is not None:
+            pending.add(self)
+            if over_budget():
+                _engine.cut_graph()
+
+    # ------------------------------------------------------------ attributes
+    @property
+    def dtype(self):
+        return self._node.dtype
+
+    @property
+    def shape(self):
+        return self._node.shape
+
+    @property
+    def ndim(self):
+        return len(self._node.shape)
+
+    @property
+    def size(self):
+        n = 1
+        for s in self._node.shape:
+            n *= s
+        return n
+
+    @property
+    def device(self):
+        return self._device
+
+    @property
+    def T(self):
+        if self.ndim != 2:
+            raise ValueError(f"x.T needs a 2-D array, got {self.ndim}-D; use permute_dims or mT")
+        return _ns.permute_dims(self, (1, 0))
+
+    @property
+    def mT(self):
+        return _ns.matrix_transpose(self)
+
+    def __array_namespace__(self, *, api_version=None):
+        if api_version is not None and api_version not in _ns.SUPPORTED_VERSIONS:
+            raise ValueError(f"api_version {api_version!r} is not supported; "
+                             f"supported: {_ns.SUPPORTED_VERSIONS}")
+        import lazyarray
+        return lazyarray
+
+    def to_device(self, device, /, *, stream=None):
+        from ._devices import check_device
+        device = check_device(device)
+        if device == self._device:
+            return self
+        from . import _runtime
+        host = _engine.to_numpy(self._node, self._device, "to_device")
+        return Array._wrap(_leaf(_runtime.put(host, device._pjrt), host), device)
+
+    # ------------------------------------------------------------ materialization points
+    def _value(self, cause):
+        return _engine.to_numpy(self._node, self._device, cause)
+
+    def __array__(self, dtype=None, copy=None):
+        if copy is False:
+            raise ValueError("lazyarray cannot expose its device buffer as a numpy array without a copy")
+        out = self._value("numpy")
+        return out if dtype is None else out.astype(dtype, copy=False)
+
+    def _scalar_value(self, cause):
+        if self.size != 1:
+            raise TypeError(f"{cause}() needs an array of one element, got shape {self.shape}")
+        return self._value(cause).reshape(())[()]
+
+    def __bool__(self):
+        return builtins.bool(self._scalar_value("bool"))
+
+    def __int__(self):
+        if self.dtype.kind == "c":
+            raise TypeError("int() of a complex array")
+        v = self._scalar_value("int")
+        if self.dtype.kind == "f" and not np.isfinite(v):
+            raise (OverflowError if np.isinf(v) else ValueError)(f"cannot convert {v} to int")
+        return int(v)
+
+    def __float__(self):
+        if self.dtype.kind == "c":
+            raise TypeError("float() of a complex array; take real() first")
+        return float(self._scalar_value("float"))
+
+    def __complex__(self):
+        return complex(self._scalar_value("complex"))
+
+    def __index__(self):
+        if self.dtype.kind not in "iu":
+            raise TypeError(f"only integer arrays can be used as an index, got {self.dtype}")
+        return int(self._scalar_value("index"))
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
+            raise BufferError(f"cannot export to dlpack device {dl_device}")
+        if copy is False:
+            raise BufferError("lazyarray exports dlpack through a host copy; copy=False is not possible")
+        host = self._value("dlpack")
+        if max_version is not None and max_version >= (1, 0):
+            return host.__dlpack__(max_version=max_version)
+        return host.__dlpack__()
+
+    def __dlpack_device__(self):
+        return (1, 0)  # kDLCPU: the export goes through a host copy
+
+    def __repr__(self):
+        body = np.array2string(self._value("repr"), separator=", ", prefix="Array(")
+        return f"Array({body}, dtype={self.dtype.name})"
+
+    def __str__(self):
+        return str(self._value("repr"))
+
+    def __iter__(self):
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-D array")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __len__(self):
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-D array")
+        return self.shape[0]
+
+    def __hash__(self):
+        return id(self)
+
+    def __reduce__(self):
+        return (_ns.asarray, (self._value("pickle"),))
+
+    # ------------------------------------------------------------ indexing
+    def __getitem__(self, key):
+        from ._indexing import getitem
+        return getitem(self, key)
+
+    def __setitem__(self, key, value):
+        from ._indexing import setitem
+        setitem(self, key, value)
+
+
+def _leaf(buffer, host):
+    from ._graph import leaf_from_buffer
+    return leaf_from_buffer(buffer, tuple(host.shape), dt.from_numpy(host.dtype))
+
+
+# ---------------------------------------------------------------- operators
+# Each operator is the namespace function of the same meaning; the table keeps them in one place.
+_BINARY = {
+    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
+    "floordiv": "floor_divide", "mod": "remainder", "pow": "pow", "matmul": "matmul",
+    "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
+    "lshift": "bitwise_left_shift", "rshift": "bitwise_right_shift",
+}
+_COMPARE = {"lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_equal",
+            "eq": "equal", "ne": "not_equal"}
+_UNARY = {"neg": "negative", "pos": "positive", "abs": "abs", "invert": "bitwise_invert"}
+
+
+def _binary(fname):
+    def op(self, other):
+        if not isinstance(other, (Array, builtins.bool, int, float, complex)):
+            return NotImplemented
+        return getattr(_ns, fname)(self, other)
+
+    def rop(self, other):
+        if not isinstance(other, (Array, builtins.bool, int, float, complex)):
+            return NotImplemented
+        return getattr(_ns, fname)(other, self)
+
+    def iop(self, other):
+        if not isinstance(other, (Array, builtins.bool, int, float, complex)):
+            return NotImplemented
+        result = getattr(_ns, fname)(self, other)
+        if result.dtype != self.dtype or result.shape != self.shape:
+            raise ValueError(f"in-place {fname} would change the array from {self.dtype}{list(self.shape)} "
+                             f"to {result.dtype}{list(result.shape)}")
+        self._rebind(result._node)
+        return self
+    return op, rop, iop
+
+
+for _name, _fname in _BINARY.items():
+    _op, _rop, _iop = _binary(_fname)
+    setattr(Array, f"__{_name}__", _op)
+    setattr(Array, f"__r{_name}__", _rop)
+    setattr(Array, f"__i{_name}__", _iop)
+
+for _name, _fname in _COMPARE.items():
+    setattr(Array, f"__{_name}__", _binary(_fname)[0])
+
+for _name, _fname in _UNARY.items():
+    setattr(Array, f"__{_name}__", (lambda f: lambda self: getattr(_ns, f)(self))(_fname))
+
+_ns = None  # the lazyarray namespace, bound by lazyarray/__init__.py (it imports this module)
+
+
+def _bind_namespace(ns):
+    global _ns
+    _ns = ns

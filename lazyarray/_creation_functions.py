@@ -1,0 +1,280 @@
+"""Creation functions of the standard."""
+from __future__ import annotations
+
+import builtins
+import math
+import operator
+
+import numpy as np
+
+from . import _dtypes as dt
+from . import _ops as ops
+from . import _runtime
+from ._array_object import Array
+from ._devices import check_device
+from ._graph import leaf_from_buffer, leaf_from_host
+from ._metrics import metrics
+
+
+def _shape(shape):
+    if isinstance(shape, (int, np.integer)) and not isinstance(shape, builtins.bool):
+        shape = (shape,)
+    try:
+        shape = tuple(operator.index(s) for s in shape)
+    except TypeError:
+        raise TypeError(f"shape must be an int or a tuple of ints, got {shape!r}") from None
+    if any(s < 0 for s in shape):
+        raise ValueError(f"negative dimension in shape {shape}")
+    return shape
+
+
+def _dtype_or(dtype, default):
+    return default if dtype is None else dt.as_dtype(dtype)
+
+
+def _infer_dtype(obj):
+    """The dtype of a Python scalar or nested sequence, by the standard's defaults."""
+    arr = np.asarray(obj)
+    if arr.dtype.kind == "b":
+        return dt.bool
+    if arr.dtype.kind in "iu":
+        if arr.size and (arr.max() > np.iinfo(np.int64).max):
+            return dt.uint64
+        return dt.DEFAULT_INT
+    if arr.dtype.kind == "f":
+        return dt.DEFAULT_FLOAT
+    if arr.dtype.kind == "c":
+        return dt.DEFAULT_COMPLEX
+    raise TypeError(f"cannot make an array from {type(obj).__name__} (numpy dtype {arr.dtype})")
+
+
+def from_host(host: np.ndarray, device):
+    """A leaf holding a copy of host data: 0-D values wait on the host (sent with the program
+    that needs them), others go to the device at once so the user may mutate their copy."""
+    dtype = dt.from_numpy(host.dtype)
+    if host.ndim == 0:
+        return Array._wrap(leaf_from_host(np.array(host), (), dtype), device)
+    buf = _runtime.put(host, device._pjrt)
+    metrics.bytes_to_device += host.nbytes
+    return Array._wrap(leaf_from_buffer(buf, tuple(host.shape), dtype), device)
+
+
+def asarray(obj, /, *, dtype=None, device=None, copy=None):
+    if isinstance(obj, Array):
+        if device is not None and check_device(device) != obj.device:
+            if copy is False:
+                raise ValueError("asarray(copy=False) cannot move an array to another device")
+            obj = obj.to_device(check_device(device))
+        if dtype is not None and dt.as_dtype(dtype) != obj.dtype:
+            if copy is False:
+                raise ValueError(f"asarray(copy=False) cannot cast {obj.dtype} to {dtype}")
+            return Array._wrap(ops.convert(obj._node, dt.as_dtype(dtype)), obj.device)
+        # A copy is a new handle on the same node: writes rebind one handle, never the node.
+        return Array._wrap(obj._node, obj.device) if copy else obj
+    device = check_device(device)
+    if copy is False:
+        raise ValueError("asarray(copy=False): host data must be copied to the device")
+    if hasattr(obj, "__dlpack__") and not isinstance(obj, np.ndarray):
+        try:
+            obj = np.from_dlpack(obj)
+        except (BufferError, TypeError, RuntimeError):
+            obj = np.asarray(obj)
+    if isinstance(obj, np.ndarray) or hasattr(obj, "__array__"):
+        host = np.asarray(obj)
+        if dtype is not None:
+            host = host.astype(dt.as_dtype(dtype).np)
+        elif host.dtype.kind not in "biufc" or host.dtype not in {d.np for d in dt.ALL}:
+            raise TypeError(f"numpy dtype {host.dtype} has no Array API counterpart")
+        return from_host(np.ascontiguousarray(host), device)
+    if isinstance(obj, (builtins.bool, int, float, complex)) or isinstance(obj, (list, tuple)):
+        _check_nested(obj)
+        target = _dtype_or(dtype, None) or _infer_dtype(obj)
+        if isinstance(obj, int) and not isinstance(obj, builtins.bool) and target.kind in "iu":
+            info = np.iinfo(target.np)
+            if not info.min <= obj <= info.max:
+                raise OverflowError(f"Python int {obj} does not fit in {target}")
+        return from_host(np.asarray(obj, dtype=target.np), device)
+    if hasattr(obj, "__buffer__") or isinstance(obj, (bytes, bytearray, memoryview)):
+        host = np.asarray(memoryview(obj))
+        return from_host(host.astype(dt.as_dtype(dtype).np) if dtype is not None else host.copy(), device)
+    raise TypeError(f"cannot make an array from {type(obj).__name__}")
+
+
+def _check_nested(obj):
+    if isinstance(obj, (list, tuple)):
+        for o in obj:
+            _check_nested(o)
+    elif isinstance(obj, Array):
+        raise TypeError("asarray of a sequence containing lazyarray arrays: use stack() instead")
+
+
+def full(shape, fill_value, *, dtype=None, device=None):
+    shape = _shape(shape)
+    device = check_device(device)
+    if isinstance(fill_value, Array):
+        raise TypeError("full: fill_value must be a Python scalar")
+    if dtype is None:
+        dtype = _infer_dtype(fill_value)
+    dtype = dt.as_dtype(dtype)
+    if isinstance(fill_value, complex) and dtype.kind != "c":
+        raise TypeError(f"full: complex fill_value with dtype {dtype}")
+    if isinstance(fill_value, float) and dtype.kind in "biu":
+        raise TypeError(f"full: float fill_value with dtype {dtype}")
+    return Array._wrap(ops.broadcast_in_dim(ops.scalar(fill_value, dtype), shape, ()), device)
+
+
+def _filled(value, shape, dtype, device):
+    return Array._wrap(ops.constant(value, dtype, _shape(shape)), check_device(device))
+
+
+def zeros(shape, *, dtype=None, device=None):
+    return _filled(0, shape, _dtype_or(dtype, dt.DEFAULT_FLOAT), device)
+
+
+def ones(shape, *, dtype=None, device=None):
+    return _filled(1, shape, _dtype_or(dtype, dt.DEFAULT_FLOAT), device)
+
+
+def empty(shape, *, dtype=None, device=None):
+    return zeros(shape, dtype=dtype, device=device)
+
+
+def _like(x, dtype, device):
+    if not isinstance(x, Array):
+        raise TypeError(f"expected a lazyarray array, got {type(x).__name__}")
+    return x.shape, _dtype_or(dtype, x.dtype), (x.device if device is None else device)
+
+
+def zeros_like(x, /, *, dtype=None, device=None):
+    shape, dtype, device = _like(x, dtype, device)
+    return zeros(shape, dtype=dtype, device=device)
+
+
+def ones_like(x, /, *, dtype=None, device=None):
+    shape, dtype, device = _like(x, dtype, device)
+    return ones(shape, dtype=dtype, device=device)
+
+
+def empty_like(x, /, *, dtype=None, device=None):
+    shape, dtype, device = _like(x, dtype, device)
+    return empty(shape, dtype=dtype, device=device)
+
+
+def full_like(x, /, fill_value, *, dtype=None, device=None):
+    shape, dtype, device = _like(x, dtype, device)
+    return full(shape, fill_value, dtype=dtype, device=device)
+
+
+def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
+    if stop is None:
+        start, stop = 0, start
+    for v in (start, stop, step):
+        if isinstance(v, (Array, complex)) or not isinstance(v, (int, float, np.number)):
+            raise TypeError(f"arange: expected real Python scalars, got {v!r}")
+    if step == 0:
+        raise ValueError("arange: step must not be zero")
+    if dtype is None:
+        dtype = dt.DEFAULT_FLOAT if any(isinstance(v, float) for v in (start, stop, step)) else dt.DEFAULT_INT
+    dtype = dt.as_dtype(dtype)
+    n = max(0, math.ceil((stop - start) / step))
+    device = check_device(device)
+    idx = ops.iota((n,), 0, dtype)
+    if n == 0:
+        return Array._wrap(ops.constant(0, dtype, (0,)), device)
+    if not (start == 0 and step == 1):
+        idx = ops.elementwise("stablehlo.multiply", idx, ops.broadcast_in_dim(ops.scalar(step, dtype), (n,), ()))
+        idx = ops.elementwise("stablehlo.add", idx, ops.broadcast_in_dim(ops.scalar(start, dtype), (n,), ()))
+    return Array._wrap(idx, device)
+
+
+def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
+    num = operator.index(num)
+    if num < 0:
+        raise ValueError("linspace: num must be non-negative")
+    if dtype is None:
+        dtype = dt.DEFAULT_COMPLEX if isinstance(start, complex) or isinstance(stop, complex) else dt.DEFAULT_FLOAT
+    dtype = dt.as_dtype(dtype)
+    if dtype.kind not in "fc":
+        raise TypeError(f"linspace: dtype must be floating, got {dtype}")
+    device = check_device(device)
+    if num == 0:
+        return Array._wrap(ops.constant(0, dtype, (0,)), device)
+    div = (num - 1) if endpoint else num
+    shape = (num,)
+    i = ops.iota(shape, 0, dtype)
+    s = ops.broadcast_in_dim(ops.scalar(start, dtype), shape, ())
+    e = ops.broadcast_in_dim(ops.scalar(stop, dtype), shape, ())
+    if div == 0:
+        return Array._wrap(s, device)
+    d = ops.broadcast_in_dim(ops.scalar(div, dtype), shape, ())
+    # start + i * ((stop - start) / div), with the last point exactly stop when endpoint
+    delta = ops.elementwise("stablehlo.divide", ops.elementwise("stablehlo.subtract", e, s), d)
+    out = ops.elementwise("stablehlo.add", s, ops.elementwise("stablehlo.multiply", i, delta))
+    if endpoint and num > 1:
+        last = ops.compare(i, ops.broadcast_in_dim(ops.scalar(num - 1, dtype), shape, ()), "EQ")
+        out = ops.select(last, e, out)
+    return Array._wrap(out, device)
+
+
+def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
+    n_cols = n_rows if n_cols is None else n_cols
+    shape = _shape((n_rows, n_cols))
+    dtype = _dtype_or(dtype, dt.DEFAULT_FLOAT)
+    r = ops.iota(shape, 0, dt.int64)
+    c = ops.iota(shape, 1, dt.int64)
+    diag = ops.compare(ops.elementwise("stablehlo.add", r, ops.constant(k, dt.int64, shape)), c, "EQ")
+    return Array._wrap(ops.convert(diag, dtype), check_device(device))
+
+
+def from_dlpack(x, /, *, device=None, copy=None):
+    if copy is False:
+        raise BufferError("from_dlpack(copy=False): lazyarray always copies onto its device")
+    if not hasattr(x, "__dlpack__"):
+        raise TypeError(f"from_dlpack needs an object with __dlpack__, got {type(x).__name__}")
+    if device is not None and device != "cpu" and check_device(device) is None:
+        raise ValueError(f"unsupported device {device!r}")
+    host = np.from_dlpack(x)
+    return from_host(np.array(host, copy=True), check_device(device))
+
+
+def meshgrid(*arrays, indexing="xy"):
+    from ._manipulation_functions import broadcast_to, reshape
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
+    for a in arrays:
+        if not isinstance(a, Array) or a.ndim != 1:
+            raise ValueError("meshgrid: every input must be a 1-D array")
+    if len({a.dtype for a in arrays}) > 1:
+        raise TypeError("meshgrid: inputs must share one dtype")
+    n = len(arrays)
+    sizes = [a.shape[0] for a in arrays]
+    if indexing == "xy" and n >= 2:
+        sizes[0], sizes[1] = sizes[1], sizes[0]
+    out = []
+    for i, a in enumerate(arrays):
+        pos = i
+        if indexing == "xy" and n >= 2 and i < 2:
+            pos = 1 - i
+        shape = [1] * n
+        shape[pos] = a.shape[0]
+        out.append(broadcast_to(reshape(a, tuple(shape)), tuple(sizes)))
+    return tuple(out)
+
+
+def _tri(x, k, lower):
+    if not isinstance(x, Array) or x.ndim < 2:
+        raise ValueError("tril/triu need an array of at least 2 dimensions")
+    shape = x.shape
+    r = ops.iota(shape, x.ndim - 2, dt.int64)
+    c = ops.iota(shape, x.ndim - 1, dt.int64)
+    rk = ops.elementwise("stablehlo.add", r, ops.constant(k, dt.int64, shape))
+    keep = ops.compare(c, rk, "LE" if lower else "GE")
+    return Array._wrap(ops.select(keep, x._node, ops.constant(0, x.dtype, shape)), x.device)
+
+
+def tril(x, /, *, k=0):
+    return _tri(x, operator.index(k), True)
+
+
+def triu(x, /, *, k=0):
+    return _tri(x, operator.index(k), False)

@@ -1,0 +1,113 @@
+"""Data type functions of the standard: astype, can_cast, finfo, iinfo, isdtype, result_type."""
+from __future__ import annotations
+
+import builtins
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import _dtypes as dt
+from . import _ops as ops
+from ._array_object import Array
+from ._helpers import check_array
+
+
+def astype(x, dtype, /, *, copy=True, device=None):
+    check_array(x)
+    dtype = dt.as_dtype(dtype)
+    # complex -> real is unspecified by the standard; convert takes the real part, as numpy does
+    out = x
+    if dtype is not x.dtype:
+        out = Array._wrap(ops.convert(x._node, dtype), x.device)
+    elif copy:
+        out = Array._wrap(x._node, x.device)
+    if device is not None:
+        out = out.to_device(device)
+    return out
+
+
+def can_cast(from_, to, /):
+    if isinstance(from_, Array):
+        from_ = from_.dtype
+    from_, to = dt.as_dtype(from_), dt.as_dtype(to)
+    if from_ is to:
+        return True
+    promoted = dt.PROMOTION[(from_, to)]
+    if promoted is not to:
+        return False
+    # only within the standard's promotion lattice (no mixed kinds, no bool -> number)
+    return from_.kind == to.kind or (from_.kind in "iu" and to.kind in "iu") or (from_.kind == "f" and to.kind == "c")
+
+
+@dataclass(frozen=True)
+class finfo_object:
+    bits: int
+    eps: float
+    max: float
+    min: float
+    smallest_normal: float
+    dtype: dt.DType
+
+
+@dataclass(frozen=True)
+class iinfo_object:
+    bits: int
+    max: int
+    min: int
+    dtype: dt.DType
+
+
+def finfo(type, /):
+    d = type.dtype if isinstance(type, Array) else dt.as_dtype(type)
+    if d.kind not in "fc":
+        raise ValueError(f"finfo needs a floating dtype, got {d}")
+    real = dt.real_of(d)
+    f = np.finfo(real.np)
+    return finfo_object(real.bits, float(f.eps), float(f.max), float(f.min), float(f.smallest_normal), real)
+
+
+def iinfo(type, /):
+    d = type.dtype if isinstance(type, Array) else dt.as_dtype(type)
+    if d.kind not in "iu":
+        raise ValueError(f"iinfo needs an integer dtype, got {d}")
+    i = np.iinfo(d.np)
+    return iinfo_object(d.bits, int(i.max), int(i.min), d)
+
+
+_KINDS = {"bool", "signed integer", "unsigned integer", "integral", "real floating",
+          "complex floating", "numeric"}
+
+
+def isdtype(dtype, kind):
+    if not isinstance(dtype, dt.DType):
+        raise TypeError(f"isdtype: expected a dtype, got {dtype!r}")
+    if isinstance(kind, tuple):
+        return builtins.any(isdtype(dtype, k) for k in kind)
+    if isinstance(kind, dt.DType):
+        return dtype is kind
+    if isinstance(kind, str):
+        if kind not in _KINDS:
+            raise ValueError(f"isdtype: unknown kind {kind!r}; expected one of {sorted(_KINDS)}")
+        return dtype in dt.CATEGORIES[kind]
+    raise TypeError(f"isdtype: kind must be a dtype, a string or a tuple, got {kind!r}")
+
+
+def result_type(*arrays_and_dtypes):
+    dtypes, scalars = [], []
+    for a in arrays_and_dtypes:
+        if isinstance(a, Array):
+            dtypes.append(a.dtype)
+        elif isinstance(a, (builtins.bool, int, float, complex)):
+            scalars.append(a)
+        else:
+            dtypes.append(dt.as_dtype(a))
+    if not dtypes:
+        if not scalars:
+            raise ValueError("result_type needs at least one array or dtype")
+        raise ValueError("result_type needs at least one array or dtype besides Python scalars")
+    out = dtypes[0]
+    for d in dtypes[1:]:
+        out = dt.result_type_pair(out, d)
+    for s in scalars:
+        out = dt.scalar_dtype_for(s, out)
+    return out

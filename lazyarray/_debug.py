@@ -1,0 +1,85 @@
+"""Seeing the invisible: evaluate several arrays at once, graph dumps (text, Graphviz dot), the
+StableHLO of any pending array, and the metrics report."""
+from __future__ import annotations
+
+import collections
+
+from . import _engine
+from ._emit import emit_module
+from ._graph import toposort
+from ._helpers import check_array
+from ._metrics import metrics
+
+
+def evaluate(*arrays):
+    """Materialize all arrays in ONE compiled program; their results stay on the device."""
+    by_device = collections.defaultdict(list)
+    for a in arrays:
+        check_array(a, "evaluate argument")
+        by_device[a.device].append(a._node)
+    for device, nodes in by_device.items():
+        _engine.realize(nodes, device, "evaluate")
+    return arrays[0] if len(arrays) == 1 else arrays
+
+
+def _nodes(arrays):
+    nodes = []
+    for a in arrays:
+        check_array(a)
+        nodes.append(a._node)
+    order, leaves = toposort(nodes)
+    return order, leaves, nodes
+
+
+def graph_text(*arrays):
+    """The pending graph behind the arrays, one node a line."""
+    order, leaves, outs = _nodes(arrays)
+    names = {}
+    lines = []
+    for i, leaf in enumerate(leaves):
+        names[id(leaf)] = f"p{i}"
+        kind = "buffer" if leaf.buffer is not None else "host"
+        lines.append(f"p{i} = param[{kind}] {leaf.dtype.name}{list(leaf.shape)}")
+    for j, node in enumerate(order):
+        names[id(node)] = f"n{j}"
+        args = ", ".join(names[id(a)] for a in node.args)
+        attrs = f" {list(node.attrs)}" if node.attrs and node.op.name != "constant" else ""
+        lines.append(f"n{j} = {node.op.name}({args}){attrs} -> {node.dtype.name}{list(node.shape)}")
+    lines.append("outputs: " + ", ".join(names[id(o)] for o in outs))
+    return "\n".join(lines)
+
+
+def graph_dot(*arrays):
+    """The pending graph in Graphviz dot."""
+    order, leaves, outs = _nodes(arrays)
+    names = {}
+    lines = ["digraph lazyarray {", "  rankdir=TB;"]
+    for i, leaf in enumerate(leaves):
+        names[id(leaf)] = f"p{i}"
+        lines.append(f'  p{i} [shape=box, label="param {leaf.dtype.name}{list(leaf.shape)}"];')
+    for j, node in enumerate(order):
+        names[id(node)] = f"n{j}"
+        lines.append(f'  n{j} [label="{node.op.name}\\n{node.dtype.name}{list(node.shape)}"];')
+        for a in node.args:
+            lines.append(f"  {names[id(a)]} -> n{j};")
+    for o in outs:
+        lines.append(f"  {names[id(o)]} [penwidth=3];")
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def stablehlo(*arrays):
+    """The StableHLO module that would compute the arrays now."""
+    order, leaves, outs = _nodes(arrays)
+    pending = [o for o in outs if o.op is not None]
+    if not pending:
+        return "// every array is already materialized: nothing to compile"
+    order, leaves = toposort(pending)
+    return emit_module(order, leaves, pending)
+
+
+def report():
+    """The metrics report as text (print it)."""
+    return metrics.report()
+
+

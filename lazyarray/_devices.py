@@ -1,0 +1,57 @@
+"""Devices: thin, hashable names for PJRT devices."""
+from __future__ import annotations
+
+from . import _runtime
+
+
+class Device:
+    __slots__ = ("_pjrt",)
+
+    def __init__(self, pjrt):
+        self._pjrt = pjrt
+
+    @property
+    def platform(self):
+        return self._pjrt.platform
+
+    @property
+    def id(self):
+        return self._pjrt.id
+
+    @property
+    def device_kind(self):
+        return self._pjrt.device_kind
+
+    def __eq__(self, other):
+        return isinstance(other, Device) and other._pjrt == self._pjrt
+
+    def __hash__(self):
+        return hash((self.platform, self.id))
+
+    def __repr__(self):
+        return f"Device({self.platform}:{self.id})"
+
+
+_all = None
+
+
+def all_devices():
+    global _all
+    if _all is None:
+        _all = [Device(d) for d in _runtime.devices()]
+    return _all
+
+
+def default_device():
+    return all_devices()[0]
+
+
+def check_device(device):
+    """The device a call asked for, or the default; ValueError for anything that is not ours."""
+    if device is None:
+        return default_device()
+    if isinstance(device, Device):
+        return device
+    if device == "cpu" or (isinstance(device, str) and device.split(":")[0] == default_device().platform):
+        return default_device()
+    raise ValueError(f"unsupported device {device!r}: expected one of {all_devices()}")

@@ -1,0 +1,433 @@
+"""Elementwise functions of the standard, table-driven.
+
+Each entry names the dtype category the standard allows, and either a StableHLO/CHLO op that
+already has the standard's meaning or a composition of primitives where StableHLO differs
+(integer floor division and remainder, rounding half to even, ...).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import _dtypes as dt
+from . import _ops as ops
+from ._array_object import Array
+from ._helpers import binary_operands, check_array
+
+E = ops.elementwise
+
+
+def _c(value, like):
+    """A structural constant shaped like node `like`."""
+    return ops.constant(value, like.dtype, like.shape)
+
+
+def _not(x):
+    return E("stablehlo.not", x)
+
+
+def _isnan(x):
+    if x.dtype.kind == "c":
+        re, im = _real(x), _imag(x)
+        return E("stablehlo.or", _isnan(re), _isnan(im))
+    if x.dtype.kind != "f":
+        return ops.constant(False, dt.bool, x.shape)
+    return ops.compare(x, x, "NE")
+
+
+def _isinf(x):
+    if x.dtype.kind == "c":
+        return E("stablehlo.or", _isinf(_real(x)), _isinf(_imag(x)))
+    if x.dtype.kind != "f":
+        return ops.constant(False, dt.bool, x.shape)
+    return ops.compare(E("stablehlo.abs", x), _c(np.inf, x), "EQ")
+
+
+def _isfinite(x):
+    if x.dtype.kind == "c":
+        return E("stablehlo.and", _isfinite(_real(x)), _isfinite(_imag(x)))
+    if x.dtype.kind != "f":
+        return ops.constant(True, dt.bool, x.shape)
+    return E("stablehlo.is_finite", x, dtype=dt.bool)
+
+
+def _real(x):
+    if x.dtype.kind != "c":
+        return x
+    return E("stablehlo.real", x, dtype=dt.real_of(x.dtype))
+
+
+def _imag(x):
+    if x.dtype.kind != "c":
+        return _c(0, x)
+    return E("stablehlo.imag", x, dtype=dt.real_of(x.dtype))
+
+
+def _complex(re, im):
+    return E("stablehlo.complex", re, im, dtype=dt.complex_of(re.dtype))
+
+
+def _signbit(x):
+    ity = {32: dt.int32, 64: dt.int64}[x.dtype.bits]
+    bits = E("stablehlo.bitcast_convert", x, dtype=ity)
+    return ops.compare(bits, _c(0, bits), "LT")
+
+
+def _round(x):
+    if x.dtype.kind == "c":
+        return _complex(_round(_real(x)), _round(_imag(x)))
+    if x.dtype.kind != "f":
+        return x
+    return E("stablehlo.round_nearest_even", x)
+
+
+def _trunc(x):
+    if x.dtype.kind != "f":
+        return x
+    neg = ops.compare(x, _c(0, x), "LT")
+    return ops.select(neg, E("stablehlo.ceil", x), E("stablehlo.floor", x))
+
+
+def _sign(x):
+    if x.dtype.kind == "c":
+        mag = E("stablehlo.abs", x, dtype=dt.real_of(x.dtype))
+        zero = ops.compare(mag, _c(0, mag), "EQ")
+        safe = ops.select(zero, _c(1, mag), mag)
+        q = E("stablehlo.divide", x, _complex(safe, _c(0, safe)))
+        return ops.select(zero, _c(0, x), q)
+    if x.dtype.kind == "u":
+        return ops.convert(ops.compare(x, _c(0, x), "NE"), x.dtype)
+    return E("stablehlo.sign", x)
+
+
+def _log_base(x, base):
+    return E("stablehlo.divide", E("stablehlo.log", x), _c(np.log(base), x))
+
+
+def _expm1(x):
+    return E("stablehlo.exponential_minus_one", x)
+
+
+def _square(x):
+    return E("stablehlo.multiply", x, x)
+
+
+def _reciprocal(x):
+    return E("stablehlo.divide", _c(1, x), x)
+
+
+def _identity(x):
+    return x
+
+
+def _abs(x):
+    if x.dtype.kind == "c":
+        return E("stablehlo.abs", x, dtype=dt.real_of(x.dtype))
+    if x.dtype.kind == "u" or x.dtype.kind == "b":
+        return x
+    return E("stablehlo.abs", x)
+
+
+def _op(name):
+    return lambda x: E(name, x)
+
+
+def _floor_ceil(name):
+    return lambda x: E(name, x) if x.dtype.kind == "f" else x
+
+
+def _conj(x):
+    if x.dtype.kind != "c":
+        return x
+    return _complex(_real(x), E("stablehlo.negate", _imag(x)))
+
+
+# name: (category, lowering, result dtype rule: None = same as input, or a function)
+UNARY = {
+    "abs": ("numeric", _abs, dt.real_of),
+    "acos": ("floating", _op("chlo.acos"), None),
+    "acosh": ("floating", _op("chlo.acosh"), None),
+    "asin": ("floating", _op("chlo.asin"), None),
+    "asinh": ("floating", _op("chlo.asinh"), None),
+    "atan": ("floating", _op("chlo.atan"), None),
+    "atanh": ("floating", _op("chlo.atanh"), None),
+    "bitwise_invert": ("integer or boolean", _not, None),
+    "ceil": ("real numeric", _floor_ceil("stablehlo.ceil"), None),
+    "conj": ("numeric", _conj, None),
+    "cos": ("floating", _op("stablehlo.cosine"), None),
+    "cosh": ("floating", _op("chlo.cosh"), None),
+    "exp": ("floating", _op("stablehlo.exponential"), None),
+    "expm1": ("floating", _expm1, None),
+    "floor": ("real numeric", _floor_ceil("stablehlo.floor"), None),
+    "imag": ("numeric", _imag, dt.real_of),
+    "isfinite": ("numeric", _isfinite, lambda d: dt.bool),
+    "isinf": ("numeric", _isinf, lambda d: dt.bool),
+    "isnan": ("numeric", _isnan, lambda d: dt.bool),
+    "log": ("floating", _op("stablehlo.log"), None),
+    "log1p": ("floating", _op("stablehlo.log_plus_one"), None),
+    "log2": ("floating", lambda x: _log_base(x, 2), None),
+    "log10": ("floating", lambda x: _log_base(x, 10), None),
+    "logical_not": ("bool", _not, None),
+    "negative": ("numeric", _op("stablehlo.negate"), None),
+    "positive": ("numeric", _identity, None),
+    "real": ("numeric", _real, dt.real_of),
+    "reciprocal": ("floating", _reciprocal, None),
+    "round": ("numeric", _round, None),
+    "sign": ("numeric", _sign, None),
+    "signbit": ("real floating", _signbit, lambda d: dt.bool),
+    "sin": ("floating", _op("stablehlo.sine"), None),
+    "sinh": ("floating", _op("chlo.sinh"), None),
+    "sqrt": ("floating", _op("stablehlo.sqrt"), None),
+    "square": ("numeric", _square, None),
+    "tan": ("floating", _op("stablehlo.tan"), None),
+    "tanh": ("floating", _op("stablehlo.tanh"), None),
+    "trunc": ("real numeric", _trunc, None),
+}
+
+
+def _make_unary(name, category, lower):
+    allowed = dt.CATEGORIES[category]
+
+    def fn(x, /):
+        check_array(x)
+        if x.dtype not in allowed:
+            raise TypeError(f"{name}: expected an array of {category} dtype, got {x.dtype}")
+        return Array._wrap(lower(x._node), x._device)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"The standard's `{name}` (dtype category: {category})."
+    return fn
+
+
+# ---------------------------------------------------------------- binary
+
+def _int_floor_divide(a, b):
+    zero = _c(0, a)
+    bz = ops.compare(b, zero, "EQ")
+    safe_b = ops.select(bz, _c(1, b), b)
+    q = E("stablehlo.divide", a, safe_b)  # truncates
+    if a.dtype.kind == "i":
+        r = E("stablehlo.remainder", a, safe_b)
+        adjust = E("stablehlo.and", ops.compare(r, zero, "NE"),
+                   ops.compare(ops.compare(r, zero, "LT"), ops.compare(safe_b, zero, "LT"), "NE"))
+        q = ops.select(adjust, E("stablehlo.subtract", q, _c(1, q)), q)
+    return ops.select(bz, zero, q)
+
+
+def _float_floor_divide(a, b):
+    # numpy's algorithm: from fmod, so that floor_divide(a, b) * b + remainder(a, b) == a
+    mod = E("stablehlo.remainder", a, b)
+    div = E("stablehlo.divide", E("stablehlo.subtract", a, mod), b)
+    zero = _c(0, a)
+    fix = E("stablehlo.and", ops.compare(mod, zero, "NE"),
+            ops.compare(ops.compare(b, zero, "LT"), ops.compare(mod, zero, "LT"), "NE"))
+    div = ops.select(fix, E("stablehlo.subtract", div, _c(1, div)), div)
+    fl = E("stablehlo.floor", div)
+    gt_half = ops.compare(E("stablehlo.subtract", div, fl), _c(0.5, div), "GT")
+    fl = ops.select(gt_half, E("stablehlo.add", fl, _c(1, fl)), fl)
+    div_zero = ops.compare(div, zero, "EQ")
+    signed_zero = E("stablehlo.multiply", zero, E("stablehlo.divide", a, b))  # copysign(0, a/b)
+    out = ops.select(div_zero, signed_zero, fl)
+    # b == 0: a / b (inf or nan), as numpy
+    return ops.select(ops.compare(b, zero, "EQ"), E("stablehlo.divide", a, b), out)
+
+
+def _floor_divide(a, b):
+    if a.dtype.kind in "iu":
+        return _int_floor_divide(a, b)
+    return _float_floor_divide(a, b)
+
+
+def _remainder(a, b):
+    zero = _c(0, a)
+    if a.dtype.kind in "iu":
+        bz = ops.compare(b, zero, "EQ")
+        safe_b = ops.select(bz, _c(1, b), b)
+        r = E("stablehlo.remainder", a, safe_b)
+        if a.dtype.kind == "i":
+            fix = E("stablehlo.and", ops.compare(r, zero, "NE"),
+                    ops.compare(ops.compare(r, zero, "LT"), ops.compare(safe_b, zero, "LT"), "NE"))
+            r = ops.select(fix, E("stablehlo.add", r, safe_b), r)
+        return ops.select(bz, zero, r)
+    r = E("stablehlo.remainder", a, b)
+    fix = E("stablehlo.and", ops.compare(r, zero, "NE"),
+            ops.compare(ops.compare(r, zero, "LT"), ops.compare(b, zero, "LT"), "NE"))
+    r = ops.select(fix, E("stablehlo.add", r, b), r)
+    # a zero result takes the divisor's sign (numpy); an infinite divisor leaves finite a alone
+    rz = ops.compare(r, zero, "EQ")
+    r = ops.select(rz, _copysign(zero, b), r)
+    binf = E("stablehlo.and", _isinf(b), _isfinite(a))
+    same = ops.compare(ops.compare(a, zero, "LT"), ops.compare(b, zero, "LT"), "EQ")
+    azero = ops.compare(a, zero, "EQ")
+    keep_a = E("stablehlo.or", same, azero)
+    inf_case = ops.select(keep_a, a, b)
+    return ops.select(binf, inf_case, r)
+
+
+def _copysign(a, b):
+    mag = E("stablehlo.abs", a)
+    return ops.select(_signbit(b), E("stablehlo.negate", mag), mag)
+
+
+def _divide(a, b):
+    return E("stablehlo.divide", a, b)
+
+
+def _pow(a, b):
+    if a.dtype.kind == "b":
+        raise TypeError("pow of booleans")
+    return E("stablehlo.power", a, b)
+
+
+def _hypot(a, b):
+    aa, ab = E("stablehlo.abs", a), E("stablehlo.abs", b)
+    m = E("stablehlo.maximum", aa, ab)
+    n = E("stablehlo.minimum", aa, ab)
+    mz = ops.compare(m, _c(0, m), "EQ")
+    safe = ops.select(mz, _c(1, m), m)
+    r = E("stablehlo.divide", n, safe)
+    out = E("stablehlo.multiply", m, E("stablehlo.sqrt", E("stablehlo.add", _c(1, r), E("stablehlo.multiply", r, r))))
+    out = ops.select(mz, _c(0, m), out)
+    anyinf = E("stablehlo.or", _isinf(a), _isinf(b))
+    return ops.select(anyinf, _c(np.inf, m), out)
+
+
+def _logaddexp(a, b):
+    m = E("stablehlo.maximum", a, b)
+    d = E("stablehlo.abs", E("stablehlo.subtract", a, b))
+    out = E("stablehlo.add", m, E("stablehlo.log_plus_one", E("stablehlo.exponential", E("stablehlo.negate", d))))
+    same_inf = E("stablehlo.and", _isinf(a), ops.compare(a, b, "EQ"))
+    return ops.select(same_inf, a, out)
+
+
+def _shift(kind):
+    # XLA shifts by >= the bit width give 0 (sign fill for arithmetic right shifts), as numpy.
+    def lower(a, b):
+        if kind == "left":
+            return E("stablehlo.shift_left", a, b)
+        if a.dtype.kind == "i":
+            return E("stablehlo.shift_right_arithmetic", a, b)
+        return E("stablehlo.shift_right_logical", a, b)
+    return lower
+
+
+def _cmp(direction):
+    return lambda a, b: ops.compare(a, b, direction)
+
+
+def _binop(name):
+    return lambda a, b: E(name, a, b)
+
+
+def _minmax(name):
+    return lambda a, b: E(name, a, b)
+
+
+def _nextafter(a, b):
+    return E("chlo.next_after", a, b)
+
+
+def _atan2(a, b):
+    return E("stablehlo.atan2", a, b)
+
+
+def _logical(name):
+    return lambda a, b: E(name, a, b)
+
+
+def _bool_result(d):
+    return dt.bool
+
+
+def _to_float(d):
+    """divide: integers divide as the default float (numpy's true division)."""
+    return dt.DEFAULT_FLOAT if d.kind in "biu" else d
+
+
+# name: (category, lowering, dtype rule for computing (None: promoted), result dtype rule)
+BINARY = {
+    "add": ("numeric", _binop("stablehlo.add"), None, None),
+    "atan2": ("real floating", _atan2, None, None),
+    "bitwise_and": ("integer or boolean", _binop("stablehlo.and"), None, None),
+    "bitwise_left_shift": ("integer", _shift("left"), None, None),
+    "bitwise_or": ("integer or boolean", _binop("stablehlo.or"), None, None),
+    "bitwise_right_shift": ("integer", _shift("right"), None, None),
+    "bitwise_xor": ("integer or boolean", _binop("stablehlo.xor"), None, None),
+    "copysign": ("real floating", _copysign, None, None),
+    "divide": ("numeric", _divide, _to_float, None),
+    "equal": ("any", _cmp("EQ"), None, _bool_result),
+    "floor_divide": ("real numeric", _floor_divide, None, None),
+    "greater": ("real numeric", _cmp("GT"), None, _bool_result),
+    "greater_equal": ("real numeric", _cmp("GE"), None, _bool_result),
+    "hypot": ("real floating", _hypot, None, None),
+    "less": ("real numeric", _cmp("LT"), None, _bool_result),
+    "less_equal": ("real numeric", _cmp("LE"), None, _bool_result),
+    "logaddexp": ("real floating", _logaddexp, None, None),
+    "logical_and": ("bool", _logical("stablehlo.and"), None, None),
+    "logical_or": ("bool", _logical("stablehlo.or"), None, None),
+    "logical_xor": ("bool", _logical("stablehlo.xor"), None, None),
+    "maximum": ("real numeric", _minmax("stablehlo.maximum"), None, None),
+    "minimum": ("real numeric", _minmax("stablehlo.minimum"), None, None),
+    "multiply": ("numeric", _binop("stablehlo.multiply"), None, None),
+    "nextafter": ("real floating", _nextafter, None, None),
+    "not_equal": ("any", _cmp("NE"), None, _bool_result),
+    "pow": ("numeric", _pow, None, None),
+    "remainder": ("real numeric", _remainder, None, None),
+    "subtract": ("numeric", _binop("stablehlo.subtract"), None, None),
+}
+
+
+def _make_binary(name, category, lower, compute_rule):
+    allowed = dt.CATEGORIES[category]
+
+    def fn(x1, x2, /):
+        n1, n2, dtype, shape, device = binary_operands(x1, x2, name)
+        if dtype not in allowed:
+            raise TypeError(f"{name}: expected {category} operands, got {_dtype_of(x1)} and {_dtype_of(x2)}")
+        if compute_rule is not None:
+            cdt = compute_rule(dtype)
+            n1, n2 = ops.convert(n1, cdt), ops.convert(n2, cdt)
+        return Array._wrap(lower(n1, n2), device)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"The standard's `{name}` (dtype category: {category})."
+    return fn
+
+
+def _dtype_of(x):
+    return x.dtype if isinstance(x, Array) else type(x).__name__
+
+
+FUNCTIONS = {}
+for _name, (_cat, _lower, _res) in UNARY.items():
+    FUNCTIONS[_name] = _make_unary(_name, _cat, _lower)
+for _name, (_cat, _lower, _compute, _res) in BINARY.items():
+    FUNCTIONS[_name] = _make_binary(_name, _cat, _lower, _compute)
+globals().update(FUNCTIONS)
+
+
+def clip(x, /, min=None, max=None):
+    check_array(x)
+    if x.dtype not in dt.CATEGORIES["real numeric"]:
+        raise TypeError(f"clip: expected a real numeric array, got {x.dtype}")
+    node = x._node
+    for bound, name in ((min, "maximum"), (max, "minimum")):
+        if bound is None:
+            continue
+        if isinstance(bound, Array):
+            if bound.dtype.kind != x.dtype.kind and not (bound.dtype.kind in "iu" and x.dtype.kind in "iu"):
+                raise TypeError(f"clip: bound of dtype {bound.dtype} for an array of {x.dtype}")
+            b = ops.convert(bound._node, x.dtype)
+        else:
+            if isinstance(bound, float) and x.dtype.kind in "iu":
+                raise TypeError(f"clip: float bound for an integer array")
+            if x.dtype.kind in "iu":
+                info = np.iinfo(x.dtype.np)
+                bound = int(np.clip(bound, info.min, info.max))
+            b = ops.scalar(bound, x.dtype)
+        from ._helpers import broadcast_shapes
+        shape = broadcast_shapes(node.shape, b.shape)
+        if shape != x.shape:
+            raise ValueError(f"clip: bound of shape {b.shape} would change the result shape {x.shape}")
+        b = ops.broadcast_to(b, shape)
+        isnan_b = _isnan(b)
+        r = E(f"stablehlo.{name}", node, b)
+        node = ops.select(isnan_b, b, r) if x.dtype.kind == "f" else r
+    return Array._wrap(node, x.device)

@@ -1,0 +1,120 @@
+"""Graph -> StableHLO text, in MLIR's generic op form. Pure Python: no jax import here.
+
+Each primitive's lowering rule receives the Emitter, the node and its operands as `V` values and
+returns a `V`. Leaves become function parameters, never embedded data.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+class V:
+    """An SSA value in the function being emitted."""
+
+    __slots__ = ("name", "shape", "dtype")
+
+    def __init__(self, name, shape, dtype):
+        self.name, self.shape, self.dtype = name, shape, dtype
+
+
+def ttype(shape, dtype):
+    if shape:
+        return f"tensor<{'x'.join(map(str, shape))}x{dtype.mlir}>"
+    return f"tensor<{dtype.mlir}>"
+
+
+def i64_array(values):
+    values = list(values)
+    return f"array<i64: {', '.join(map(str, values))}>" if values else "array<i64>"
+
+
+def bool_array(values):
+    values = list(values)
+    return f"array<i1: {', '.join('true' if v else 'false' for v in values)}>" if values else "array<i1>"
+
+
+def dense(value, shape, dtype):
+    """A dense elements attribute. Hex keeps NaN payloads and -0.0 exact."""
+    arr = np.asarray(value, dtype=dtype.np)
+    if dtype.kind == "b":
+        flat = arr.reshape(-1)
+        if flat.size and (flat == flat[0]).all():
+            return f"dense<{'true' if flat[0] else 'false'}> : {ttype(shape, dtype)}"
+        return f"dense<[{', '.join('true' if v else 'false' for v in flat)}]> : {ttype(shape, dtype)}"
+    flat = np.ascontiguousarray(arr.reshape(-1)).astype(arr.dtype.newbyteorder("<"))
+    raw = flat.view(np.uint8).reshape(flat.size, -1)
+    if flat.size > 1 and (raw == raw[0]).all():
+        flat = flat[:1]  # a splat: one element stands for all (byte-wise, so NaN counts too)
+    return f'dense<"0x{flat.tobytes().hex().upper()}"> : {ttype(shape, dtype)}'
+
+
+class Emitter:
+    def __init__(self):
+        self.lines = []
+        self._n = 0
+
+    def fresh(self):
+        self._n += 1
+        return f"%v{self._n}"
+
+    def op(self, name, operands, shape, dtype, attrs="", region=""):
+        out = self.fresh()
+        self._line(out, name, operands, ttype(shape, dtype), attrs, region)
+        return V(out, shape, dtype)
+
+    def op_multi(self, name, operands, results, attrs="", region=""):
+        """An op with several results; results is a list of (shape, dtype)."""
+        out = self.fresh()
+        rty = "(" + ", ".join(ttype(s, d) for s, d in results) + ")"
+        self._line(f"{out}:{len(results)}", name, operands, rty, attrs, region)
+        return [V(f"{out}#{i}", s, d) for i, (s, d) in enumerate(results)]
+
+    def _line(self, out, name, operands, rty, attrs, region):
+        ins = ", ".join(v.name for v in operands)
+        ity = ", ".join(ttype(v.shape, v.dtype) for v in operands)
+        r = f" ({{\n{region}\n}})" if region else ""
+        a = f" {{{attrs}}}" if attrs else ""
+        self.lines.append(f'    {out} = "{name}"({ins}){r}{a} : ({ity}) -> {rty}')
+
+    def constant(self, value, shape, dtype):
+        out = self.fresh()
+        self.lines.append(f'    {out} = "stablehlo.constant"() {{value = {dense(value, shape, dtype)}}} : () -> {ttype(shape, dtype)}')
+        return V(out, shape, dtype)
+
+    def region(self, arg_types, body):
+        """A region with scalar block arguments. `body(emitter, args) -> list of V` builds the
+        ops in a nested emitter sharing our name counter, and ends with stablehlo.return."""
+        sub = Emitter()
+        sub._n = self._n
+        args = [V(sub.fresh(), (), dt) for dt in arg_types]
+        rets = body(sub, args)
+        self._n = sub._n
+        head = ", ".join(f"{a.name}: {ttype((), a.dtype)}" for a in args)
+        lines = [f"  ^bb0({head}):"] + sub.lines
+        lines.append(f'      "stablehlo.return"({", ".join(r.name for r in rets)}) : '
+                     f'({", ".join(ttype(r.shape, r.dtype) for r in rets)}) -> ()')
+        return "\n".join(lines)
+
+    def binary_region(self, opname, dtype):
+        return self.region([dtype, dtype], lambda e, a: [e.op(opname, a, (), dtype)])
+
+
+def emit_module(order, leaves, outputs, attrs=""):
+    """The whole program: one public @main taking the leaves and returning the outputs."""
+    e = Emitter()
+    vals = {}
+    params = []
+    for i, leaf in enumerate(leaves):
+        v = V(f"%arg{i}", leaf.shape, leaf.dtype)
+        vals[id(leaf)] = v
+        params.append(f"%arg{i}: {ttype(leaf.shape, leaf.dtype)}")
+    for node in order:
+        args = [vals[id(a)] for a in node.args]
+        vals[id(node)] = node.op.lower(e, node, *args)
+    outs = [vals[id(o)] for o in outputs]
+    rtys = ", ".join(ttype(o.shape, o.dtype) for o in outs)
+    body = "\n".join(e.lines)
+    ret = f'    "func.return"({", ".join(o.name for o in outs)}) : ({rtys}) -> ()'
+    mod_attrs = f" attributes {{{attrs}}}" if attrs else ""
+    return (f"module @lazyarray{mod_attrs} {{\n  func.func public @main({', '.join(params)}) -> ({rtys}) {{\n"
+            f"{body}\n{ret}\n  }}\n}}\n")

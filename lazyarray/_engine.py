@@ -1,0 +1,199 @@
+"""Materialization: pick the outputs, key the graph, find or compile its program, run it, and
+realize the nodes. This is where laziness ends; everything above only records nodes."""
+from __future__ import annotations
+
+import collections
+import hashlib
+import os
+import time
+
+import numpy as np
+
+from . import _config, _runtime
+from ._emit import emit_module
+from ._graph import pending, structural_key, toposort
+from ._metrics import explain_miss, metrics, user_site
+
+
+class _Compiled:
+    __slots__ = ("executable", "text_hash")
+
+    def __init__(self, executable, text_hash):
+        self.executable = executable
+        self.text_hash = text_hash
+
+
+_cache = collections.OrderedDict()     # (device, structural key) -> _Compiled
+_scalar_buffers = collections.OrderedDict()  # (device, dtype, bytes) -> device buffer of a scalar
+_SCALAR_CACHE_SIZE = 4096
+
+
+def clear_cache():
+    _cache.clear()
+    _scalar_buffers.clear()
+
+
+def realize(nodes, device, cause):
+    """Compute `nodes` (and the pending arrays that share their graph) in one program."""
+    targets = _unique(n for n in nodes if n.op is not None)
+    if not targets:
+        return
+    site = user_site()
+    metrics.syncs[cause] += 1
+    metrics.sync_sites[(cause, site)] += 1
+    handles = [h for h in pending.live() if h._node.op is not None and h._device == device]
+    if cause == "cut":
+        outputs = _unique(targets + [h._node for h in handles])
+    else:
+        outputs = _unique(targets + _overlapping(targets, [h._node for h in handles]))
+    _run(outputs, device, site)
+    for h in handles:
+        if h._node.op is None:
+            pending.discard(h)
+    metrics.nodes_traced += pending.nodes_since_sync
+    pending.nodes_since_sync = 0
+
+
+def cut_graph():
+    """Realize every live pending array: called when the traced graph passes the node budget, so
+    a loop that never reads a value still runs in bounded, repeating graphs."""
+    by_device = collections.defaultdict(list)
+    for h in pending.live():
+        if h._node.op is not None:
+            by_device[h._device].append(h._node)
+    for device, nodes in by_device.items():
+        realize(nodes, device, "cut")
+    pending.nodes_since_sync = 0
+
+
+def _unique(nodes):
+    seen, out = set(), []
+    for n in nodes:
+        if id(n) not in seen:
+            seen.add(id(n))
+            out.append(n)
+    return out
+
+
+def _overlapping(targets, candidates):
+    """Candidates whose pending graph shares a computed node with the targets' graph. Computing
+    them now (they would need the same work later) keeps a loop's graphs from growing."""
+    order, _ = toposort(targets)
+    in_target = {id(n) for n in order}
+    known_disjoint = set()
+    found = []
+    for cand in candidates:
+        if id(cand) in in_target:
+            continue
+        stack, visited, hit = [cand], [], False
+        seen = {id(cand)}
+        while stack:
+            n = stack.pop()
+            visited.append(n)
+            for a in n.args:
+                if a.op is None or id(a) in known_disjoint or id(a) in seen:
+                    continue
+                if id(a) in in_target:
+                    hit = True
+                    break
+                seen.add(id(a))
+                stack.append(a)
+            if hit:
+                break
+        if hit:
+            found.append(cand)
+        else:
+            known_disjoint.update(id(n) for n in visited)
+    return found
+
+
+def _run(outputs, device, site):
+    order, leaves = toposort(outputs)
+    key = (device.id, device.platform, structural_key(order, leaves, outputs))
+    compiled = _cache.get(key)
+    if compiled is None:
+        compiled = _compile(key, order, leaves, outputs, device, site)
+    else:
+        metrics.cache_hits += 1
+        _cache.move_to_end(key)
+    inputs = [_input_buffer(leaf, device) for leaf in leaves]
+    t0 = time.perf_counter()
+    results = _runtime.execute(compiled.executable, inputs)
+    metrics.execute_seconds += time.perf_counter() - t0
+    metrics.executions += 1
+    for node, buf in zip(outputs, results):
+        node.realize(buf)
+
+
+def _input_buffer(leaf, device):
+    if leaf.buffer is not None:
+        return leaf.buffer
+    value = leaf.host
+    skey = (device.id, value.dtype.str, value.tobytes())
+    buf = _scalar_buffers.get(skey) if value.ndim == 0 else None
+    if buf is None:
+        buf = _runtime.put(value, device._pjrt)
+        metrics.bytes_to_device += value.nbytes
+        if value.ndim == 0:
+            _scalar_buffers[skey] = buf
+            if len(_scalar_buffers) > _SCALAR_CACHE_SIZE:
+                _scalar_buffers.popitem(last=False)
+    leaf.buffer, leaf.host = buf, None
+    return buf
+
+
+def _compile(key, order, leaves, outputs, device, site):
+    metrics.cache_misses += 1
+    if _config.explain_misses or _config.max_graphs_per_site:
+        reason = explain_miss(key[2], [k[2] for k in list(_cache)[-64:]])
+        metrics.miss_explanations.append(f"{site}: {reason}")
+        del metrics.miss_explanations[:-100]
+        if _config.explain_misses:
+            print(f"lazyarray: cache miss at {site}: {reason}")
+    else:
+        metrics.miss_explanations.append(f"{site}: cache miss ({len(order)} ops)")
+        del metrics.miss_explanations[:-100]
+    text = emit_module(order, leaves, outputs)
+    text_hash = hashlib.sha256(text.encode()).hexdigest()[:16]
+    if _config.max_graphs_per_site:
+        graphs = metrics.graphs_per_site[site]
+        graphs.add(text_hash)
+        if len(graphs) > _config.max_graphs_per_site:
+            raise RuntimeError(
+                f"lazyarray: {site} has produced {len(graphs)} distinct graphs (limit "
+                f"LAZYARRAY_MAX_GRAPHS_PER_SITE={_config.max_graphs_per_site}); last miss: "
+                f"{metrics.miss_explanations[-1]}")
+    if _config.dump_dir:
+        os.makedirs(_config.dump_dir, exist_ok=True)
+        with open(os.path.join(_config.dump_dir, f"{text_hash}.mlir"), "w") as f:
+            f.write(text)
+    t0 = time.perf_counter()
+    path = _runtime.disk_path(text, device._pjrt)
+    executable = _runtime.load_serialized(path, device._pjrt) if path else None
+    if executable is not None:
+        metrics.disk_hits += 1
+    else:
+        try:
+            executable = _runtime.compile_text(text, device._pjrt)
+        except Exception as exc:
+            raise RuntimeError(f"lazyarray: XLA rejected the program built at {site}: {exc}\n{text}") from exc
+        metrics.compiles += 1
+        if path:
+            _runtime.store_serialized(path, executable, device._pjrt)
+    metrics.compile_seconds += time.perf_counter() - t0
+    compiled = _Compiled(executable, text_hash)
+    _cache[key] = compiled
+    if len(_cache) > _config.cache_size:
+        _cache.popitem(last=False)
+    return compiled
+
+
+def to_numpy(node, device, cause):
+    """The node's value as a numpy array the caller owns."""
+    if node.op is not None:
+        realize([node], device, cause)
+    if node.buffer is None:  # a host leaf never sent to the device
+        return np.array(node.host, copy=True)
+    out = _runtime.to_numpy(node.buffer)
+    metrics.bytes_to_host += out.nbytes
+    return out

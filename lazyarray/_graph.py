@@ -1,0 +1,130 @@
+"""The expression DAG: nodes, the pending set, topological order and structural keys.
+
+A node is created once with its op, operands, static attributes, shape and dtype, and never
+changes meaning. When its value is computed the node is *realized*: it keeps the device buffer
+and drops its operands, so it becomes a leaf of every graph that still refers to it and the
+history behind it can be freed.
+"""
+from __future__ import annotations
+
+import weakref
+
+from . import _config
+
+
+class Node:
+    __slots__ = ("op", "args", "attrs", "shape", "dtype", "buffer", "host", "__weakref__")
+
+    def __init__(self, op, args, attrs, shape, dtype):
+        self.op = op          # a Primitive, or None for a leaf
+        self.args = args      # tuple of Nodes
+        self.attrs = attrs    # hashable tuple of static attributes (part of the key)
+        self.shape = shape    # tuple of ints
+        self.dtype = dtype    # a DType
+        self.buffer = None    # device buffer once realized
+        self.host = None      # numpy value of a leaf not yet on the device
+
+    @property
+    def is_leaf(self):
+        return self.op is None
+
+    def realize(self, buffer):
+        self.op = None
+        self.args = ()
+        self.attrs = ()
+        self.buffer = buffer
+        self.host = None
+
+    def __repr__(self):
+        name = self.op.name if self.op is not None else ("buffer" if self.buffer is not None else "host")
+        return f"Node({name}, shape={self.shape}, dtype={self.dtype})"
+
+
+def leaf_from_host(value, shape, dtype):
+    n = Node(None, (), (), shape, dtype)
+    n.host = value
+    return n
+
+
+def leaf_from_buffer(buffer, shape, dtype):
+    n = Node(None, (), (), shape, dtype)
+    n.buffer = buffer
+    return n
+
+
+class _Pending:
+    """Live array handles whose node is not yet realized, and the count of nodes traced since the
+    last sync (the graph-cut budget)."""
+
+    def __init__(self):
+        self._handles = {}  # id(handle) -> weakref; not a WeakSet: Array.__eq__ is elementwise
+        self.nodes_since_sync = 0
+
+    def add(self, handle):
+        key = id(handle)
+        if key not in self._handles:
+            self._handles[key] = weakref.ref(handle, lambda _, k=key, d=self._handles: d.pop(k, None))
+
+    def discard(self, handle):
+        self._handles.pop(id(handle), None)
+
+    def live(self):
+        return [h for h in (r() for r in list(self._handles.values())) if h is not None]
+
+
+pending = _Pending()
+
+
+def bind(op, args, attrs, shape, dtype):
+    """Record a node. The caller (an op's builder) has already checked shapes and dtypes."""
+    n = Node(op, args, attrs, shape, dtype)
+    pending.nodes_since_sync += 1
+    return n
+
+
+def over_budget():
+    return pending.nodes_since_sync >= _config.node_budget
+
+
+def toposort(outputs):
+    """Non-leaf nodes reachable from outputs in dependency order, and the leaves in first-use
+    order. Iterative so that deep chains do not hit Python's recursion limit."""
+    order, leaves = [], []
+    seen = set()
+    for out in outputs:
+        if id(out) in seen:
+            continue
+        stack = [(out, False)]
+        while stack:
+            node, expanded = stack.pop()
+            if expanded:
+                order.append(node)
+                continue
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            if node.op is None:
+                leaves.append(node)
+                continue
+            stack.append((node, True))
+            for a in reversed(node.args):
+                if id(a) not in seen:
+                    stack.append((a, False))
+    return order, leaves
+
+
+def structural_key(order, leaves, outputs):
+    """A hashable description of the graph that ignores leaf data: equal keys compile to the same
+    program."""
+    index = {}
+    sig = []
+    for i, leaf in enumerate(leaves):
+        index[id(leaf)] = i
+        sig.append((leaf.shape, leaf.dtype.name))
+    n = len(leaves)
+    for j, node in enumerate(order):
+        index[id(node)] = n + j
+        sig.append((node.op.name, node.attrs, node.shape, node.dtype.name,
+                    tuple(index[id(a)] for a in node.args)))
+    sig.append(tuple(index[id(o)] for o in outputs))
+    return tuple(sig)

@@ -1,0 +1,108 @@
+"""Argument handling shared by the namespace modules: arrays vs scalars, broadcasting, promotion,
+axis normalisation. Every error here is raised at the user's call."""
+from __future__ import annotations
+
+import builtins
+import operator
+
+import numpy as np
+
+from . import _dtypes as dt
+from . import _ops as ops
+from ._array_object import Array
+
+
+def broadcast_shapes(*shapes):
+    ndim = max((len(s) for s in shapes), default=0)
+    out = []
+    for i in range(ndim):
+        size = 1
+        for s in shapes:
+            k = i - (ndim - len(s))
+            if k < 0:
+                continue
+            n = s[k]
+            if n == 1:
+                continue
+            if size != 1 and n != size:
+                raise ValueError(f"shapes {', '.join(map(str, shapes))} cannot be broadcast together "
+                                 f"(axis {i - ndim}: {size} vs {n})")
+            size = n
+        out.append(size)
+    return tuple(out)
+
+
+def is_scalar(x):
+    return isinstance(x, (builtins.bool, int, float, complex))
+
+
+def check_array(x, name="x"):
+    if not isinstance(x, Array):
+        raise TypeError(f"{name} must be a lazyarray array, got {type(x).__name__}")
+    return x
+
+
+def check_dtype(x, category, fname):
+    if x.dtype not in dt.CATEGORIES[category]:
+        raise TypeError(f"{fname}: expected an array of {category} dtype, got {x.dtype}")
+
+
+def binary_operands(x1, x2, fname):
+    """Two operands (arrays or one Python scalar) -> (node1, node2, dtype, shape, device), with
+    the standard's promotion and broadcasting applied."""
+    a1, a2 = isinstance(x1, Array), isinstance(x2, Array)
+    if a1 and a2:
+        if x1._device != x2._device:
+            raise ValueError(f"{fname}: arrays on different devices ({x1._device} and {x2._device})")
+        dtype = dt.result_type_pair(x1.dtype, x2.dtype)
+        n1, n2 = x1._node, x2._node
+        device = x1._device
+    elif a1 and is_scalar(x2):
+        dtype = dt.scalar_dtype_for(x2, x1.dtype)
+        n1, n2, device = x1._node, _scalar(x2, dtype, fname), x1._device
+    elif a2 and is_scalar(x1):
+        dtype = dt.scalar_dtype_for(x1, x2.dtype)
+        n1, n2, device = _scalar(x1, dtype, fname), x2._node, x2._device
+    else:
+        bad = x2 if a1 else x1
+        raise TypeError(f"{fname}: expected arrays or Python scalars, got {type(bad).__name__}")
+    shape = n1.shape if n1.shape == n2.shape else broadcast_shapes(n1.shape, n2.shape)
+    n1 = ops.broadcast_to(ops.convert(n1, dtype), shape)
+    n2 = ops.broadcast_to(ops.convert(n2, dtype), shape)
+    return n1, n2, dtype, shape, device
+
+
+def _scalar(value, dtype, fname):
+    if dtype.kind in "iu" and not isinstance(value, (builtins.bool, float, complex)):
+        info = np.iinfo(dtype.np)
+        if not info.min <= value <= info.max:
+            raise OverflowError(f"{fname}: Python int {value} does not fit in {dtype}")
+    if isinstance(value, complex) and dtype.kind != "c":
+        raise TypeError(f"{fname}: complex scalar with an array of {dtype}")
+    return ops.scalar(value, dtype)
+
+
+def normalize_axis(axis, ndim, fname="axis"):
+    try:
+        axis = operator.index(axis)
+    except TypeError:
+        raise TypeError(f"{fname} must be an integer, got {type(axis).__name__}") from None
+    if not -ndim <= axis < ndim:
+        raise IndexError(f"{fname} {axis} is out of bounds for an array of {ndim} dimensions")
+    return axis % ndim
+
+
+def normalize_axes(axis, ndim, fname="axis"):
+    """None -> every axis; int or tuple -> sorted unique non-negative axes."""
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, tuple):
+        axes = tuple(normalize_axis(a, ndim, fname) for a in axis)
+        if len(set(axes)) != len(axes):
+            raise ValueError(f"{fname}: repeated axis in {axis}")
+        return tuple(sorted(axes))
+    return (normalize_axis(axis, ndim, fname),)
+
+
+def wrap(node, device):
+    return Array._wrap(node, device)

@@ -1,0 +1,81 @@
+"""Linear algebra functions of the main namespace: matmul, tensordot, vecdot (matrix_transpose
+lives with the manipulation functions)."""
+from __future__ import annotations
+
+import operator
+
+from . import _dtypes as dt
+from . import _ops as ops
+from ._array_object import Array
+from ._helpers import broadcast_shapes, check_array, normalize_axis
+
+
+def _numeric_pair(x1, x2, fname):
+    check_array(x1, "x1")
+    check_array(x2, "x2")
+    dtype = dt.result_type_pair(x1.dtype, x2.dtype)
+    if dtype not in dt.CATEGORIES["numeric"]:
+        raise TypeError(f"{fname}: expected numeric arrays, got {x1.dtype} and {x2.dtype}")
+    if x1.device != x2.device:
+        raise ValueError(f"{fname}: arrays on different devices")
+    return ops.convert(x1._node, dtype), ops.convert(x2._node, dtype), dtype
+
+
+def matmul(x1, x2, /):
+    a, b, dtype = _numeric_pair(x1, x2, "matmul")
+    if a.shape == () or b.shape == ():
+        raise ValueError("matmul: 0-D operands are not allowed; use multiply")
+    squeeze_a, squeeze_b = len(a.shape) == 1, len(b.shape) == 1
+    if squeeze_a:
+        a = ops.reshape(a, (1,) + a.shape)
+    if squeeze_b:
+        b = ops.reshape(b, b.shape + (1,))
+    if a.shape[-1] != b.shape[-2]:
+        raise ValueError(f"matmul: contracted dimensions differ: {x1.shape} @ {x2.shape}")
+    batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a = ops.broadcast_to(a, batch + a.shape[-2:])
+    b = ops.broadcast_to(b, batch + b.shape[-2:])
+    nb = len(batch)
+    out = ops.dot_general(a, b, tuple(range(nb)), tuple(range(nb)), (nb + 1,), (nb,))
+    shape = batch + ((() if squeeze_a else (a.shape[-2],)) + (() if squeeze_b else (b.shape[-1],)))
+    return Array._wrap(ops.reshape(out, shape), x1.device)
+
+
+def tensordot(x1, x2, /, *, axes=2):
+    a, b, dtype = _numeric_pair(x1, x2, "tensordot")
+    if isinstance(axes, int) or hasattr(axes, "__index__"):
+        n = operator.index(axes)
+        if n < 0 or n > min(len(a.shape), len(b.shape)):
+            raise ValueError(f"tensordot: axes={n} out of range for shapes {x1.shape}, {x2.shape}")
+        ax1 = tuple(range(len(a.shape) - n, len(a.shape)))
+        ax2 = tuple(range(n))
+    else:
+        ax1, ax2 = axes
+        ax1 = tuple(normalize_axis(i, len(a.shape)) for i in ax1)
+        ax2 = tuple(normalize_axis(i, len(b.shape)) for i in ax2)
+        if len(ax1) != len(ax2):
+            raise ValueError("tensordot: the two axes sequences differ in length")
+    for i, j in zip(ax1, ax2):
+        if a.shape[i] != b.shape[j]:
+            if a.shape[i] == 1 or b.shape[j] == 1:
+                raise ValueError(f"tensordot: contracted axes {i} and {j} differ ({a.shape[i]} vs {b.shape[j]})")
+            raise ValueError(f"tensordot: contracted axes {i} and {j} differ ({a.shape[i]} vs {b.shape[j]})")
+    return Array._wrap(ops.dot_general(a, b, (), (), ax1, ax2), x1.device)
+
+
+def vecdot(x1, x2, /, *, axis=-1):
+    a, b, dtype = _numeric_pair(x1, x2, "vecdot")
+    if not x1.ndim or not x2.ndim:
+        raise ValueError("vecdot: operands need at least one dimension")
+    shape = broadcast_shapes(a.shape, b.shape)
+    axis = normalize_axis(axis, len(shape))
+    if axis - len(shape) < -min(x1.ndim, x2.ndim) or x1.shape[axis - len(shape)] != x2.shape[axis - len(shape)]:
+        raise ValueError(f"vecdot: axis {axis} differs in size: {x1.shape} and {x2.shape}")
+    a, b = ops.broadcast_to(a, shape), ops.broadcast_to(b, shape)
+    if dtype.kind == "c":
+        a = ops.elementwise("stablehlo.complex",
+                            ops.elementwise("stablehlo.real", a, dtype=dt.real_of(dtype)),
+                            ops.elementwise("stablehlo.negate", ops.elementwise("stablehlo.imag", a, dtype=dt.real_of(dtype))),
+                            dtype=dtype)
+    prod = ops.elementwise("stablehlo.multiply", a, b)
+    return Array._wrap(ops.reduce(prod, (axis,), "add"), x1.device)

@@ -1,0 +1,114 @@
+"""Counters and the report a user prints: what was traced, compiled, cached, run and synced."""
+from __future__ import annotations
+
+import collections
+import os
+import sys
+
+
+class Metrics:
+    def __init__(self):
+        self.reset()
+
+    def reset(self):
+        self.nodes_traced = 0
+        self.compiles = 0
+        self.cache_hits = 0
+        self.cache_misses = 0
+        self.disk_hits = 0
+        self.compile_seconds = 0.0
+        self.execute_seconds = 0.0
+        self.executions = 0
+        self.bytes_to_device = 0
+        self.bytes_to_host = 0
+        self.syncs = collections.Counter()        # cause -> count
+        self.sync_sites = collections.Counter()   # (cause, file:line) -> count
+        self.miss_explanations = []               # newest last, bounded
+        self.graphs_per_site = collections.defaultdict(set)
+
+    def as_dict(self):
+        return {
+            "nodes_traced": self.nodes_traced,
+            "compiles": self.compiles,
+            "cache_hits": self.cache_hits,
+            "cache_misses": self.cache_misses,
+            "disk_cache_hits": self.disk_hits,
+            "compile_seconds": self.compile_seconds,
+            "execute_seconds": self.execute_seconds,
+            "executions": self.executions,
+            "bytes_to_device": self.bytes_to_device,
+            "bytes_to_host": self.bytes_to_host,
+            "syncs": dict(self.syncs),
+        }
+
+    def hit_rate(self):
+        total = self.cache_hits + self.cache_misses
+        return self.cache_hits / total if total else 0.0
+
+    def report(self):
+        lines = [
+            "lazyarray metrics",
+            f"  nodes traced        {self.nodes_traced}",
+            f"  programs executed   {self.executions}",
+            f"  cache hits/misses   {self.cache_hits}/{self.cache_misses} ({100 * self.hit_rate():.1f}% hits)",
+            f"  compiles            {self.compiles} ({self.disk_hits} loaded from disk)",
+            f"  compile time        {self.compile_seconds * 1e3:.1f} ms",
+            f"  execute time        {self.execute_seconds * 1e3:.1f} ms",
+            f"  bytes to device     {self.bytes_to_device}",
+            f"  bytes to host       {self.bytes_to_host}",
+            "  syncs by cause      " + (", ".join(f"{k}={v}" for k, v in sorted(self.syncs.items())) or "none"),
+        ]
+        if self.sync_sites:
+            lines.append("  top sync sites")
+            for (cause, site), n in self.sync_sites.most_common(5):
+                lines.append(f"    {n:6d}  {cause:10s} {site}")
+        if self.miss_explanations:
+            lines.append("  last cache misses")
+            for text in self.miss_explanations[-5:]:
+                lines.append(f"    {text}")
+        return "\n".join(lines)
+
+
+metrics = Metrics()
+
+_PKG_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def user_site():
+    """file:line of the innermost frame outside lazyarray: where the user's code caused this."""
+    f = sys._getframe(1)
+    while f is not None and os.path.dirname(os.path.abspath(f.f_code.co_filename)).startswith(_PKG_DIR):
+        f = f.f_back
+    if f is None:
+        return "<unknown>"
+    return f"{f.f_code.co_filename}:{f.f_lineno}"
+
+
+def explain_miss(key, cached_keys):
+    """Why `key` missed: the nearest cached graph and the first place where the two differ."""
+    best, best_score = None, None
+    for other in cached_keys:
+        if len(other) != len(key):
+            score = (1, abs(len(other) - len(key)))
+        else:
+            score = (0, sum(1 for a, b in zip(key, other) if a != b))
+        if best_score is None or score < best_score:
+            best, best_score = other, score
+    if best is None:
+        return "first graph compiled"
+    if best_score[0]:
+        return f"no cached graph of this size ({len(key) - 1} nodes); nearest has {len(best) - 1}"
+    for i, (a, b) in enumerate(zip(key, best)):
+        if a != b:
+            return f"{best_score[1]} node(s) differ from the nearest cached graph; first at #{i}: {_describe(a)} vs cached {_describe(b)}"
+    return "identical key (evicted from the in-memory cache)"
+
+
+def _describe(sig):
+    if len(sig) == 2:
+        shape, dtype = sig
+        return f"input shape={shape} dtype={dtype}"
+    if len(sig) == 5:
+        op, attrs, shape, dtype, _ = sig
+        return f"{op}{list(attrs) if attrs else ''} shape={shape} dtype={dtype}"
+    return f"outputs {sig}"

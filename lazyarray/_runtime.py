@@ -1,0 +1,120 @@
+"""The XLA runtime: the ONLY module that imports jax/jaxlib.
+
+jax is used for its PJRT client alone: compile StableHLO text, move buffers, execute. No
+jax.numpy or jax.lax computation happens on lazyarray's behalf.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+
+import numpy as np
+
+import jax
+
+# Synchronous dispatch costs 6-8 us per small call against 20-40 us asynchronous (DESIGN.md).
+jax.config.update("jax_cpu_enable_async_dispatch", False)
+
+from jax.core import ShapedArray  # noqa: E402
+from jax.extend import backend as _backend  # noqa: E402
+from jax.sharding import SingleDeviceSharding  # noqa: E402
+from jaxlib import xla_client as _xc  # noqa: E402
+
+from . import _config  # noqa: E402
+
+_clients = {}
+
+
+def client(platform=None):
+    platform = platform or _config.platform or default_platform()
+    c = _clients.get(platform)
+    if c is None:
+        c = _clients[platform] = _backend.get_backend(platform)
+    return c
+
+
+def default_platform():
+    for p in ("cuda", "rocm", "tpu"):
+        try:
+            _backend.get_backend(p)
+            return p
+        except Exception:  # no such backend on this machine
+            continue
+    return "cpu"
+
+
+def devices(platform=None):
+    return list(client(platform).devices())
+
+
+def version_tag():
+    return f"jaxlib-{jax.__version__}"
+
+
+# ---------------------------------------------------------------- transfers
+
+_HOST_COPY = _xc.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
+
+
+def put(value: np.ndarray, device):
+    """Copy a host array to the device (the caller may go on mutating its numpy array)."""
+    value = np.asarray(value)
+    return _xc.batched_device_put(ShapedArray(value.shape, value.dtype), SingleDeviceSharding(device),
+                                  [value], [device], True, True, _HOST_COPY, True)
+
+
+def to_numpy(buffer) -> np.ndarray:
+    """A host copy the caller owns (a view would alias the device buffer)."""
+    return np.array(buffer, copy=True)
+
+
+def buffer_device(buffer):
+    return next(iter(buffer.devices()))
+
+
+def buffer_nbytes(buffer):
+    return buffer.nbytes
+
+
+# ---------------------------------------------------------------- compile and execute
+
+def compile_text(text: str, device, donate=()):
+    c = client(device.platform)
+    opts = _backend.get_compile_options(num_replicas=1, num_partitions=1)
+    return c.compile_and_load(text, _xc.DeviceList((device,)), opts)
+
+
+def execute(executable, inputs):
+    """Run a compiled program; returns its outputs as device buffers."""
+    out = executable.execute_sharded(inputs).disassemble_into_single_device_arrays()
+    return [o[0] for o in out]
+
+
+def disk_path(key_text: str, device):
+    if not _config.cache_dir:
+        return None
+    h = hashlib.sha256(f"{version_tag()}|{device.platform}|{device.device_kind}|{key_text}".encode()).hexdigest()
+    return os.path.join(_config.cache_dir, h[:2], h + ".xla")
+
+
+def load_serialized(path, device):
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    c = client(device.platform)
+    opts = _backend.get_compile_options(num_replicas=1, num_partitions=1)
+    try:
+        return c.deserialize_executable(data, _xc.DeviceList((device,)), opts)
+    except Exception:  # stale or corrupt entry: compile again and overwrite it
+        return None
+
+
+def store_serialized(path, executable, device):
+    c = client(device.platform)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "wb") as f:
+        f.write(c.serialize_executable(executable))
+    os.replace(tmp, path)  # atomic, so a concurrent reader never sees half a file

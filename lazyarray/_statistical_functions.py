@@ -1,0 +1,143 @@
+"""Statistical functions of the standard: reductions and cumulative scans."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import _dtypes as dt
+from . import _ops as ops
+from ._array_object import Array
+from ._helpers import check_array, normalize_axes, normalize_axis
+
+
+def _keep(node, axes, keepdims, in_shape):
+    if keepdims:
+        return ops.reshape(node, tuple(1 if i in axes else n for i, n in enumerate(in_shape)))
+    return node
+
+
+def _sum_dtype(x_dtype, dtype, fname):
+    if dtype is not None:
+        dtype = dt.as_dtype(dtype)
+        if x_dtype.kind == "c" and dtype.kind != "c":
+            raise TypeError(f"{fname}: cannot accumulate {x_dtype} in {dtype}")
+        return dtype
+    if x_dtype.kind == "b" or x_dtype.kind == "i":
+        return dt.int64
+    if x_dtype.kind == "u":
+        return dt.uint64
+    return x_dtype
+
+
+def _accumulate(x, axis, dtype, keepdims, kind, fname):
+    check_array(x)
+    if x.dtype not in dt.CATEGORIES["numeric"] and x.dtype is not dt.bool:
+        raise TypeError(f"{fname}: expected a numeric array, got {x.dtype}")
+    axes = normalize_axes(axis, x.ndim)
+    out_dtype = _sum_dtype(x.dtype, dtype, fname)
+    node = ops.convert(x._node, out_dtype)
+    return Array._wrap(_keep(ops.reduce(node, axes, kind), axes, keepdims, x.shape), x.device)
+
+
+def sum(x, /, *, axis=None, dtype=None, keepdims=False):
+    return _accumulate(x, axis, dtype, keepdims, "add", "sum")
+
+
+def prod(x, /, *, axis=None, dtype=None, keepdims=False):
+    return _accumulate(x, axis, dtype, keepdims, "mul", "prod")
+
+
+def _extreme(x, axis, keepdims, kind, fname):
+    check_array(x)
+    if x.dtype not in dt.CATEGORIES["real numeric"] and x.dtype is not dt.bool:
+        raise TypeError(f"{fname}: expected a real numeric array, got {x.dtype}")
+    axes = normalize_axes(axis, x.ndim)
+    if any(x.shape[a] == 0 for a in axes):
+        raise ValueError(f"{fname} of an empty selection has no identity")
+    node = x._node
+    if x.dtype is dt.bool:
+        kind = "or" if kind == "max" else "and"
+    return Array._wrap(_keep(ops.reduce(node, axes, kind), axes, keepdims, x.shape), x.device)
+
+
+def max(x, /, *, axis=None, keepdims=False):
+    return _extreme(x, axis, keepdims, "max", "max")
+
+
+def min(x, /, *, axis=None, keepdims=False):
+    return _extreme(x, axis, keepdims, "min", "min")
+
+
+def _count(shape, axes):
+    return math.prod(shape[a] for a in axes)
+
+
+def mean(x, /, *, axis=None, keepdims=False):
+    check_array(x)
+    if x.dtype.kind not in "fc":
+        raise TypeError(f"mean: expected a floating-point array, got {x.dtype}")
+    axes = normalize_axes(axis, x.ndim)
+    total = ops.reduce(x._node, axes, "add")
+    n = _count(x.shape, axes)
+    out = ops.elementwise("stablehlo.divide", total, ops.constant(n if n else np.nan, x.dtype, total.shape))
+    if n == 0:
+        out = ops.constant(np.nan, x.dtype, total.shape)
+    return Array._wrap(_keep(out, axes, keepdims, x.shape), x.device)
+
+
+def var(x, /, *, axis=None, correction=0.0, keepdims=False):
+    check_array(x)
+    if x.dtype.kind not in "f":
+        raise TypeError(f"var: expected a real floating-point array, got {x.dtype}")
+    axes = normalize_axes(axis, x.ndim)
+    n = _count(x.shape, axes)
+    node = x._node
+    total = ops.reduce(node, axes, "add")
+    kept = tuple(1 if i in axes else s for i, s in enumerate(x.shape))
+    m = ops.elementwise("stablehlo.divide", total, ops.constant(n if n else 1, x.dtype, total.shape))
+    d = ops.elementwise("stablehlo.subtract", node, ops.broadcast_to(ops.reshape(m, kept), x.shape))
+    ss = ops.reduce(ops.elementwise("stablehlo.multiply", d, d), axes, "add")
+    denom = n - correction
+    if denom <= 0:
+        out = ops.constant(np.nan, x.dtype, ss.shape)
+    else:
+        out = ops.elementwise("stablehlo.divide", ss, ops.broadcast_in_dim(ops.scalar(denom, x.dtype), ss.shape, ()))
+    return Array._wrap(_keep(out, axes, keepdims, x.shape), x.device)
+
+
+def std(x, /, *, axis=None, correction=0.0, keepdims=False):
+    v = var(x, axis=axis, correction=correction, keepdims=keepdims)
+    return Array._wrap(ops.elementwise("stablehlo.sqrt", v._node), v.device)
+
+
+def _cumulative(x, axis, dtype, include_initial, kind, fname):
+    check_array(x)
+    if x.dtype not in dt.CATEGORIES["numeric"] and x.dtype is not dt.bool:
+        raise TypeError(f"{fname}: expected a numeric array, got {x.dtype}")
+    if axis is None:
+        if x.ndim > 1:
+            raise ValueError(f"{fname}: axis is required for arrays of more than one dimension")
+        axis = 0
+    if x.ndim == 0:
+        raise ValueError(f"{fname}: needs at least one dimension")
+    axis = normalize_axis(axis, x.ndim)
+    out_dtype = _sum_dtype(x.dtype, dtype, fname)
+    node = ops.convert(x._node, out_dtype)
+    if x.shape[axis] > 0:
+        node = ops.cumulative(node, axis, kind)
+    if include_initial:
+        ident = 0 if kind == "add" else 1
+        low = tuple(1 if i == axis else 0 for i in range(x.ndim))
+        node = ops.pad(node, ops.constant(ident, out_dtype), low, (0,) * x.ndim)
+    return Array._wrap(node, x.device)
+
+
+def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
+    return _cumulative(x, axis, dtype, include_initial, "add", "cumulative_sum")
+
+
+def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
+    return _cumulative(x, axis, dtype, include_initial, "mul", "cumulative_prod")
+
+

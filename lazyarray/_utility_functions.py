@@ -1,0 +1,53 @@
+"""Utility functions of the standard: all, any, diff."""
+from __future__ import annotations
+
+import operator
+
+from . import _dtypes as dt
+from . import _ops as ops
+from ._array_object import Array
+from ._helpers import check_array, normalize_axes, normalize_axis
+
+
+def _truth(x, axis, keepdims, kind):
+    check_array(x)
+    axes = normalize_axes(axis, x.ndim)
+    node = ops.convert(x._node, dt.bool)
+    out = ops.reduce(node, axes, kind)
+    if keepdims:
+        out = ops.reshape(out, tuple(1 if i in axes else n for i, n in enumerate(x.shape)))
+    return Array._wrap(out, x.device)
+
+
+def all(x, /, *, axis=None, keepdims=False):
+    return _truth(x, axis, keepdims, "and")
+
+
+def any(x, /, *, axis=None, keepdims=False):
+    return _truth(x, axis, keepdims, "or")
+
+
+def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
+    from ._elementwise_functions import not_equal, subtract
+    from ._manipulation_functions import concat
+    check_array(x)
+    if x.ndim == 0:
+        raise ValueError("diff needs at least one dimension")
+    axis = normalize_axis(axis, x.ndim)
+    n = operator.index(n)
+    if n < 0:
+        raise ValueError(f"diff: n must be non-negative, got {n}")
+    parts = [p for p in (prepend, x, append) if p is not None]
+    if len(parts) > 1:
+        x = concat(parts, axis=axis)
+    for _ in range(n):
+        m = x.shape[axis]
+        if m == 0:
+            break
+        hi = tuple(m if i == axis else s for i, s in enumerate(x.shape))
+        lo1 = tuple(1 if i == axis else 0 for i in range(x.ndim))
+        hi1 = tuple(m - 1 if i == axis else s for i, s in enumerate(x.shape))
+        a = Array._wrap(ops.slice_(x._node, lo1, hi), x.device)
+        b = Array._wrap(ops.slice_(x._node, (0,) * x.ndim, hi1), x.device)
+        x = not_equal(a, b) if x.dtype is dt.bool else subtract(a, b)
+    return x
