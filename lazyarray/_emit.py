@@ -52,6 +52,24 @@ class Emitter:
     def __init__(self):
         self.lines = []
         self._n = 0
+        self.functions = {}  # name -> text of a private func.func placed beside @main
+
+    def add_function(self, name, text):
+        """A module-level function (e.g. a borrowed lowering) that ops reach by func.call; added
+        once per module however many nodes call it."""
+        self.functions.setdefault(name, text)
+
+    def call(self, name, operands, results):
+        """func.call of a function added with add_function; results is a list of (shape, dtype)."""
+        out = self.fresh()
+        rty = ", ".join(ttype(s, d) for s, d in results)
+        ins = ", ".join(v.name for v in operands)
+        ity = ", ".join(ttype(v.shape, v.dtype) for v in operands)
+        lhs = f"{out}:{len(results)}" if len(results) > 1 else out
+        self.lines.append(f'    {lhs} = "func.call"({ins}) {{callee = @{name}}} : ({ity}) -> ({rty})')
+        if len(results) == 1:
+            return [V(out, *results[0])]
+        return [V(f"{out}#{i}", s, d) for i, (s, d) in enumerate(results)]
 
     def fresh(self):
         self._n += 1
@@ -116,5 +134,6 @@ def emit_module(order, leaves, outputs, attrs=""):
     body = "\n".join(e.lines)
     ret = f'    "func.return"({", ".join(o.name for o in outs)}) : ({rtys}) -> ()'
     mod_attrs = f" attributes {{{attrs}}}" if attrs else ""
+    extra = "".join(f"{text}\n" for text in e.functions.values())
     return (f"module @lazyarray{mod_attrs} {{\n  func.func public @main({', '.join(params)}) -> ({rtys}) {{\n"
-            f"{body}\n{ret}\n  }}\n}}\n")
+            f"{body}\n{ret}\n  }}\n{extra}}}\n")

@@ -1,0 +1,17 @@
+import numpy as np
+import pytest
+
+import lazyarray as xp
+
+
+@pytest.fixture
+def fresh():
+    """Empty compile cache and zeroed metrics, so a test can count compiles."""
+    xp.clear_cache()
+    xp.metrics.reset()
+    yield xp.metrics
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(1234)
