@@ -11,8 +11,8 @@ import builtins
 import numpy as np
 
 from . import _dtypes as dt
-from . import _engine
-from ._graph import over_budget, pending
+from . import _config, _engine
+from ._graph import bind as _bind, leaf_from_host as _leaf_from_host, pending
 
 
 class Array:
@@ -29,7 +29,7 @@ class Array:
         self._device = device
         if node.op is not None:
             pending.add(self)
-            if over_budget():
+            if pending.nodes_since_sync >= _config.node_budget:
                 _engine.cut_graph()
         return self
 
@@ -39,7 +39,7 @@ class Array:
         self._node = node
         if node.op is not None:
             pending.add(self)
-            if over_budget():
+            if pending.nodes_since_sync >= _config.node_budget:
                 _engine.cut_graph()
 
     # ------------------------------------------------------------ attributes
@@ -195,21 +195,71 @@ _COMPARE = {"lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_eq
 _UNARY = {"neg": "negative", "pos": "positive", "abs": "abs", "invert": "bitwise_invert"}
 
 
-def _binary(fname):
+# Operators whose meaning is ONE StableHLO op when both operands already share dtype and shape
+# (or the other is a Python int/float next to a floating array): they skip the general machinery
+# and build exactly the node the namespace function would build. dunder -> (op, attrs, kinds).
+_FAST = {
+    "add": ("stablehlo.add", (), "iufc"), "sub": ("stablehlo.subtract", (), "iufc"),
+    "mul": ("stablehlo.multiply", (), "iufc"), "truediv": ("stablehlo.divide", (), "fc"),
+    "lt": ("compare", ("LT",), "iuf"), "le": ("compare", ("LE",), "iuf"),
+    "gt": ("compare", ("GT",), "iuf"), "ge": ("compare", ("GE",), "iuf"),
+}
+
+
+def _fast_path(opname, attrs, kinds):
+    from . import _ops
+    prim = _ops._PRIMS["compare"] if opname == "compare" else _ops._elementwise_prim(opname)
+    out_bool = opname == "compare"
+    float_scalars = {float, int}
+
+    def fast(x, other, swap):
+        """The node for x OP other (other OP x when swap), or None to take the general path."""
+        n1 = x._node
+        d = n1.dtype
+        if d.kind not in kinds:
+            return None
+        t = type(other)
+        if t is Array:
+            n2 = other._node
+            if n2.dtype is not d or n2.shape != n1.shape or other._device is not x._device:
+                return None
+        elif t in float_scalars and d.kind in "fc":
+            n2 = _leaf_from_host(other, (), d)
+        else:
+            return None
+        args = (n2, n1) if swap else (n1, n2)
+        return Array._wrap(_bind(prim, args, attrs, n1.shape, dt.bool if out_bool else d), x._device)
+    return fast
+
+
+_SCALAR_TYPES = (Array, builtins.bool, int, float, complex)
+
+
+def _binary(name, fname):
+    fast = _fast_path(*_FAST[name]) if name in _FAST else None
+
     def op(self, other):
-        if not isinstance(other, (Array, builtins.bool, int, float, complex)):
+        if fast is not None:
+            r = fast(self, other, False)
+            if r is not None:
+                return r
+        if not isinstance(other, _SCALAR_TYPES):
             return NotImplemented
         return getattr(_ns, fname)(self, other)
 
     def rop(self, other):
-        if not isinstance(other, (Array, builtins.bool, int, float, complex)):
+        if fast is not None:
+            r = fast(self, other, True)
+            if r is not None:
+                return r
+        if not isinstance(other, _SCALAR_TYPES):
             return NotImplemented
         return getattr(_ns, fname)(other, self)
 
     def iop(self, other):
-        if not isinstance(other, (Array, builtins.bool, int, float, complex)):
+        if not isinstance(other, _SCALAR_TYPES):
             return NotImplemented
-        result = getattr(_ns, fname)(self, other)
+        result = op(self, other)
         if result.dtype != self.dtype or result.shape != self.shape:
             raise ValueError(f"in-place {fname} would change the array from {self.dtype}{list(self.shape)} "
                              f"to {result.dtype}{list(result.shape)}")
@@ -219,13 +269,13 @@ def _binary(fname):
 
 
 for _name, _fname in _BINARY.items():
-    _op, _rop, _iop = _binary(_fname)
+    _op, _rop, _iop = _binary(_name, _fname)
     setattr(Array, f"__{_name}__", _op)
     setattr(Array, f"__r{_name}__", _rop)
     setattr(Array, f"__i{_name}__", _iop)
 
 for _name, _fname in _COMPARE.items():
-    setattr(Array, f"__{_name}__", _binary(_fname)[0])
+    setattr(Array, f"__{_name}__", _binary(_name, _fname)[0])
 
 for _name, _fname in _UNARY.items():
     setattr(Array, f"__{_name}__", (lambda f: lambda self: getattr(_ns, f)(self))(_fname))

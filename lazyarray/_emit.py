@@ -80,6 +80,13 @@ class Emitter:
         self._line(out, name, operands, ttype(shape, dtype), attrs, region)
         return V(out, shape, dtype)
 
+    def broadcast_scalars(self, operands, shape):
+        """Operands of shape () broadcast to `shape` (elementwise ops take scalars implicitly)."""
+        if not shape:
+            return operands
+        return [v if v.shape else self.op("stablehlo.broadcast_in_dim", (v,), shape, v.dtype,
+                                          "broadcast_dimensions = array<i64>") for v in operands]
+
     def op_multi(self, name, operands, results, attrs="", region=""):
         """An op with several results; results is a list of (shape, dtype)."""
         out = self.fresh()

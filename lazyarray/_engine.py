@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import collections
 import hashlib
+import math
 import os
 import time
 
@@ -16,11 +17,35 @@ from ._metrics import explain_miss, metrics, user_site
 
 
 class _Compiled:
-    __slots__ = ("executable", "text_hash")
+    """A cached program. Tiered: a first-seen graph gets a cheap compile; once it repeats, an
+    optimised compile runs in the background and replaces it when ready."""
+    __slots__ = ("executable", "text_hash", "optimized", "hits", "future", "text", "disk_path")
 
-    def __init__(self, executable, text_hash):
+    def __init__(self, executable, text_hash, optimized, text, disk_path):
         self.executable = executable
         self.text_hash = text_hash
+        self.optimized = optimized
+        self.hits = 0
+        self.future = None
+        self.text = None if optimized else text  # kept only until the optimised compile
+        self.disk_path = disk_path
+
+    def on_hit(self, device):
+        self.hits += 1
+        if self.optimized:
+            return
+        if self.future is None:
+            if self.hits >= _config.optimize_after:
+                self.future = _runtime.compile_in_background(self.text, device._pjrt)
+        elif self.future.done():
+            try:
+                self.executable = self.future.result()
+                metrics.optimized_compiles += 1
+                if self.disk_path:
+                    _runtime.store_serialized(self.disk_path, self.executable, device._pjrt)
+            except Exception:  # keep the cheap executable: it is correct, only slower
+                pass
+            self.optimized, self.future, self.text = True, None, None
 
 
 _cache = collections.OrderedDict()     # (device, structural key) -> _Compiled
@@ -41,15 +66,18 @@ def realize(nodes, device, cause):
     site = user_site()
     metrics.syncs[cause] += 1
     metrics.sync_sites[(cause, site)] += 1
-    handles = [h for h in pending.live() if h._node.op is not None and h._device == device]
+    candidates = [h._node for h in pending.live() if h._device == device]
     if cause == "cut":
-        outputs = _unique(targets + [h._node for h in handles])
+        outputs = _unique(targets + candidates)
+        order, leaves = toposort(outputs)
     else:
-        outputs = _unique(targets + _overlapping(targets, [h._node for h in handles]))
-    _run(outputs, device, site)
-    for h in handles:
-        if h._node.op is None:
-            pending.discard(h)
+        order, leaves = toposort(targets)
+        extra = _overlapping(order, targets, candidates)
+        outputs = targets
+        if extra:
+            outputs = _unique(targets + extra)
+            order, leaves = toposort(outputs)
+    _run(order, leaves, outputs, device, site)
     metrics.nodes_traced += pending.nodes_since_sync
     pending.nodes_since_sync = 0
 
@@ -59,8 +87,7 @@ def cut_graph():
     a loop that never reads a value still runs in bounded, repeating graphs."""
     by_device = collections.defaultdict(list)
     for h in pending.live():
-        if h._node.op is not None:
-            by_device[h._device].append(h._node)
+        by_device[h._device].append(h._node)
     for device, nodes in by_device.items():
         realize(nodes, device, "cut")
     pending.nodes_since_sync = 0
@@ -75,15 +102,18 @@ def _unique(nodes):
     return out
 
 
-def _overlapping(targets, candidates):
-    """Candidates whose pending graph shares a computed node with the targets' graph. Computing
-    them now (they would need the same work later) keeps a loop's graphs from growing."""
-    order, _ = toposort(targets)
+def _overlapping(order, targets, candidates):
+    """Candidates whose pending graph shares a computed node with the targets' graph (whose
+    topological order is `order`). Computing them now (they would need the same work later)
+    keeps a loop's graphs from growing."""
+    if not candidates:
+        return []
     in_target = {id(n) for n in order}
     known_disjoint = set()
     found = []
     for cand in candidates:
-        if id(cand) in in_target:
+        if id(cand) in in_target:  # computed anyway: output it for free
+            found.append(cand)
             continue
         stack, visited, hit = [cand], [], False
         seen = {id(cand)}
@@ -107,8 +137,7 @@ def _overlapping(targets, candidates):
     return found
 
 
-def _run(outputs, device, site):
-    order, leaves = toposort(outputs)
+def _run(order, leaves, outputs, device, site):
     key = (device.id, device.platform, structural_key(order, leaves, outputs))
     compiled = _cache.get(key)
     if compiled is None:
@@ -116,6 +145,7 @@ def _run(outputs, device, site):
     else:
         metrics.cache_hits += 1
         _cache.move_to_end(key)
+        compiled.on_hit(device)
     inputs = [_input_buffer(leaf, device) for leaf in leaves]
     t0 = time.perf_counter()
     results = _runtime.execute(compiled.executable, inputs)
@@ -125,16 +155,21 @@ def _run(outputs, device, site):
         node.realize(buf)
 
 
+_PY_SCALARS = (bool, int, float, complex)
+
+
 def _input_buffer(leaf, device):
     if leaf.buffer is not None:
         return leaf.buffer
     value = leaf.host
-    skey = (device.id, value.dtype.str, value.tobytes())
-    buf = _scalar_buffers.get(skey) if value.ndim == 0 else None
+    scalar = type(value) in _PY_SCALARS
+    skey = (device.id, leaf.dtype, type(value), value) if scalar else None
+    buf = _scalar_buffers.get(skey) if scalar else None
     if buf is None:
-        buf = _runtime.put(value, device._pjrt)
-        metrics.bytes_to_device += value.nbytes
-        if value.ndim == 0:
+        host = np.asarray(value, dtype=leaf.dtype.np)
+        buf = _runtime.put(host, device._pjrt)
+        metrics.bytes_to_device += host.nbytes
+        if scalar:
             _scalar_buffers[skey] = buf
             if len(_scalar_buffers) > _SCALAR_CACHE_SIZE:
                 _scalar_buffers.popitem(last=False)
@@ -170,22 +205,30 @@ def _compile(key, order, leaves, outputs, device, site):
     t0 = time.perf_counter()
     path = _runtime.disk_path(text, device._pjrt)
     executable = _runtime.load_serialized(path, device._pjrt) if path else None
+    optimized = True
     if executable is not None:
         metrics.disk_hits += 1
     else:
+        optimized = not _config.tiered or _largest(order, leaves) > _config.tiered_max_elements
         try:
-            executable = _runtime.compile_text(text, device._pjrt)
+            executable = _runtime.compile_text(text, device._pjrt, optimize=optimized)
         except Exception as exc:
             raise RuntimeError(f"lazyarray: XLA rejected the program built at {site}: {exc}\n{text}") from exc
         metrics.compiles += 1
-        if path:
+        if path and optimized:
             _runtime.store_serialized(path, executable, device._pjrt)
     metrics.compile_seconds += time.perf_counter() - t0
-    compiled = _Compiled(executable, text_hash)
+    compiled = _Compiled(executable, text_hash, optimized, text, path)
     _cache[key] = compiled
     if len(_cache) > _config.cache_size:
         _cache.popitem(last=False)
     return compiled
+
+
+def _largest(order, leaves):
+    """Elements in the graph's largest value. Unoptimised code runs 10-40x slower, so only graphs
+    on small data get the cheap first compile."""
+    return max((math.prod(n.shape) for n in (*order, *leaves)), default=0)
 
 
 def to_numpy(node, device, cause):
@@ -193,7 +236,7 @@ def to_numpy(node, device, cause):
     if node.op is not None:
         realize([node], device, cause)
     if node.buffer is None:  # a host leaf never sent to the device
-        return np.array(node.host, copy=True)
+        return np.array(node.host, dtype=node.dtype.np, copy=True)
     out = _runtime.to_numpy(node.buffer)
     metrics.bytes_to_host += out.nbytes
     return out

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import weakref
 
-from . import _config
-
 
 class Node:
     __slots__ = ("op", "args", "attrs", "shape", "dtype", "buffer", "host", "__weakref__")
@@ -54,22 +52,37 @@ def leaf_from_buffer(buffer, shape, dtype):
 
 class _Pending:
     """Live array handles whose node is not yet realized, and the count of nodes traced since the
-    last sync (the graph-cut budget)."""
+    last sync (the graph-cut budget).
+
+    Handles are kept as plain weak references in a list (no callbacks, no WeakSet: Array.__eq__
+    is elementwise, and a callback per dead temporary would cost more than the op that made it);
+    dead or realized entries are dropped whenever the list is read."""
 
     def __init__(self):
-        self._handles = {}  # id(handle) -> weakref; not a WeakSet: Array.__eq__ is elementwise
+        self._refs = []
+        self._compact_at = 16384
         self.nodes_since_sync = 0
 
     def add(self, handle):
-        key = id(handle)
-        if key not in self._handles:
-            self._handles[key] = weakref.ref(handle, lambda _, k=key, d=self._handles: d.pop(k, None))
-
-    def discard(self, handle):
-        self._handles.pop(id(handle), None)
+        refs = self._refs
+        refs.append(weakref.ref(handle))
+        if len(refs) >= self._compact_at:  # bound the list between syncs (amortised O(1))
+            self._compact_at = max(16384, 2 * len(self.live()))
 
     def live(self):
-        return [h for h in (r() for r in list(self._handles.values())) if h is not None]
+        """The live handles still on a pending node, each once; compacts the list."""
+        out, refs, seen = [], [], set()
+        for r in self._refs:
+            h = r()
+            if h is not None and h._node.op is not None and id(h) not in seen:
+                seen.add(id(h))
+                out.append(h)
+                refs.append(r)
+        self._refs = refs
+        return out
+
+    def __len__(self):
+        return len(self._refs)
 
 
 pending = _Pending()
@@ -80,10 +93,6 @@ def bind(op, args, attrs, shape, dtype):
     n = Node(op, args, attrs, shape, dtype)
     pending.nodes_since_sync += 1
     return n
-
-
-def over_budget():
-    return pending.nodes_since_sync >= _config.node_budget
 
 
 def toposort(outputs):

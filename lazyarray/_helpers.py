@@ -50,13 +50,13 @@ def check_dtype(x, category, fname):
 def binary_operands(x1, x2, fname):
     """Two operands (arrays or one Python scalar) -> (node1, node2, dtype, shape, device), with
     the standard's promotion and broadcasting applied."""
-    a1, a2 = isinstance(x1, Array), isinstance(x2, Array)
+    a1, a2 = type(x1) is Array or isinstance(x1, Array), type(x2) is Array or isinstance(x2, Array)
     if a1 and a2:
-        if x1._device != x2._device:
-            raise ValueError(f"{fname}: arrays on different devices ({x1._device} and {x2._device})")
-        dtype = dt.result_type_pair(x1.dtype, x2.dtype)
-        n1, n2 = x1._node, x2._node
         device = x1._device
+        if x2._device is not device and x2._device != device:
+            raise ValueError(f"{fname}: arrays on different devices ({x1._device} and {x2._device})")
+        n1, n2 = x1._node, x2._node
+        dtype = n1.dtype if n1.dtype is n2.dtype else dt.result_type_pair(n1.dtype, n2.dtype)
     elif a1 and is_scalar(x2):
         dtype = dt.scalar_dtype_for(x2, x1.dtype)
         n1, n2, device = x1._node, _scalar(x2, dtype, fname), x1._device
@@ -66,9 +66,17 @@ def binary_operands(x1, x2, fname):
     else:
         bad = x2 if a1 else x1
         raise TypeError(f"{fname}: expected arrays or Python scalars, got {type(bad).__name__}")
-    shape = n1.shape if n1.shape == n2.shape else broadcast_shapes(n1.shape, n2.shape)
-    n1 = ops.broadcast_to(ops.convert(n1, dtype), shape)
-    n2 = ops.broadcast_to(ops.convert(n2, dtype), shape)
+    s1, s2 = n1.shape, n2.shape
+    # 0-D operands stay 0-D: elementwise primitives broadcast them when lowered
+    shape = s1 if (s1 == s2 or not s2) else s2 if not s1 else broadcast_shapes(s1, s2)
+    if n1.dtype is not dtype:
+        n1 = ops.convert(n1, dtype)
+    if n2.dtype is not dtype:
+        n2 = ops.convert(n2, dtype)
+    if s1 and s1 != shape:
+        n1 = ops.broadcast_to(n1, shape)
+    if s2 and s2 != shape:
+        n2 = ops.broadcast_to(n2, shape)
     return n1, n2, dtype, shape, device
 
 

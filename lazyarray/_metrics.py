@@ -12,7 +12,8 @@ class Metrics:
 
     def reset(self):
         self.nodes_traced = 0
-        self.compiles = 0
+        self.compiles = 0               # compiles the user waited for
+        self.optimized_compiles = 0     # optimised recompiles of repeating graphs (background)
         self.cache_hits = 0
         self.cache_misses = 0
         self.disk_hits = 0
@@ -30,6 +31,7 @@ class Metrics:
         return {
             "nodes_traced": self.nodes_traced,
             "compiles": self.compiles,
+            "optimized_compiles": self.optimized_compiles,
             "cache_hits": self.cache_hits,
             "cache_misses": self.cache_misses,
             "disk_cache_hits": self.disk_hits,
@@ -51,7 +53,8 @@ class Metrics:
             f"  nodes traced        {self.nodes_traced}",
             f"  programs executed   {self.executions}",
             f"  cache hits/misses   {self.cache_hits}/{self.cache_misses} ({100 * self.hit_rate():.1f}% hits)",
-            f"  compiles            {self.compiles} ({self.disk_hits} loaded from disk)",
+            f"  compiles            {self.compiles} ({self.disk_hits} loaded from disk, "
+            f"{self.optimized_compiles} optimised in the background)",
             f"  compile time        {self.compile_seconds * 1e3:.1f} ms",
             f"  execute time        {self.execute_seconds * 1e3:.1f} ms",
             f"  bytes to device     {self.bytes_to_device}",
@@ -74,10 +77,20 @@ metrics = Metrics()
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
+_internal = {}  # co_filename -> whether it is one of our modules (cached: abspath is slow)
+
+
+def _is_internal(filename):
+    r = _internal.get(filename)
+    if r is None:
+        r = _internal[filename] = os.path.dirname(os.path.abspath(filename)).startswith(_PKG_DIR)
+    return r
+
+
 def user_site():
     """file:line of the innermost frame outside lazyarray: where the user's code caused this."""
     f = sys._getframe(1)
-    while f is not None and os.path.dirname(os.path.abspath(f.f_code.co_filename)).startswith(_PKG_DIR):
+    while f is not None and _is_internal(f.f_code.co_filename):
         f = f.f_back
     if f is None:
         return "<unknown>"

@@ -40,8 +40,9 @@ def primitive(name):
 # ---------------------------------------------------------------- leaves and constants
 
 def scalar(value, dtype):
-    """A Python scalar as a graph parameter (its value is data, never part of the key)."""
-    return leaf_from_host(np.asarray(value, dtype=dtype.np), (), dtype)
+    """A Python scalar as a graph parameter (its value is data, never part of the key). The value
+    stays a Python scalar until the program runs: numpy conversion costs more than the node."""
+    return leaf_from_host(value, (), dtype)
 
 
 @primitive("constant")
@@ -69,17 +70,28 @@ def _elementwise_prim(opname):
     p = _ELEMENTWISE.get(opname)
     if p is None:
         def lower(e, node, *args, _op=opname):
-            return e.op(_op, args, node.shape, node.dtype)
+            return e.op(_op, e.broadcast_scalars(args, node.shape), node.shape, node.dtype)
         p = _ELEMENTWISE[opname] = Primitive(opname, lower)
     return p
 
 
+def _ew_shape(args):
+    """Elementwise operands have one shape, or shape () and are broadcast when lowered: a scalar
+    operand then costs no broadcast node while tracing."""
+    shape = ()
+    for a in args:
+        s = a.shape
+        if s:
+            if shape and s != shape:
+                raise AssertionError(f"elementwise operands of shapes {[a.shape for a in args]}")
+            shape = s
+    return shape
+
+
 def elementwise(opname, *args, dtype=None):
-    """A StableHLO/CHLO elementwise op on operands of one shape; result dtype defaults to the
-    first operand's."""
-    shape = args[0].shape
-    assert all(a.shape == shape for a in args), (opname, [a.shape for a in args])
-    return bind(_elementwise_prim(opname), args, (), shape, dtype or args[0].dtype)
+    """A StableHLO/CHLO elementwise op; result dtype defaults to the first operand's."""
+    return bind(_ELEMENTWISE.get(opname) or _elementwise_prim(opname), args, (), _ew_shape(args),
+                dtype or args[0].dtype)
 
 
 def _compare_type(dtype):
@@ -89,6 +101,7 @@ def _compare_type(dtype):
 @primitive("compare")
 def _lower_compare(e, node, x, y):
     direction, = node.attrs
+    x, y = e.broadcast_scalars((x, y), node.shape)
     return e.op("stablehlo.compare", (x, y), node.shape, dt.bool,
                 f"comparison_direction = #stablehlo<comparison_direction {direction}>, "
                 f"compare_type = #stablehlo<comparison_type {_compare_type(x.dtype)}>")
@@ -96,18 +109,21 @@ def _lower_compare(e, node, x, y):
 
 def compare(x, y, direction):
     """direction: EQ, NE, LT, LE, GT, GE."""
-    assert x.shape == y.shape and x.dtype is y.dtype
-    return bind(_lower_compare, (x, y), (direction,), x.shape, dt.bool)
+    assert x.dtype is y.dtype
+    return bind(_lower_compare, (x, y), (direction,), _ew_shape((x, y)), dt.bool)
 
 
 @primitive("select")
 def _lower_select(e, node, p, a, b):
+    a, b = e.broadcast_scalars((a, b), node.shape)
+    if p.shape != node.shape:
+        p, = e.broadcast_scalars((p,), node.shape)
     return e.op("stablehlo.select", (p, a, b), node.shape, node.dtype)
 
 
 def select(pred, on_true, on_false):
-    assert pred.shape == on_true.shape == on_false.shape and on_true.dtype is on_false.dtype
-    return bind(_lower_select, (pred, on_true, on_false), (), on_true.shape, on_true.dtype)
+    assert on_true.dtype is on_false.dtype
+    return bind(_lower_select, (pred, on_true, on_false), (), _ew_shape((pred, on_true, on_false)), on_true.dtype)
 
 
 @primitive("convert")

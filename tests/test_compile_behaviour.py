@@ -75,7 +75,8 @@ def test_unread_loop_is_cut_and_cut_graphs_hit_the_cache(fresh, monkeypatch):
         xn = xn * 1.0001 + 0.0001
         assert pending.nodes_since_sync <= 60
     np.testing.assert_allclose(np.asarray(x), xn, rtol=1e-12)
-    assert fresh.syncs["cut"] >= 2000 * 4 // 60 - 1
+    # 2000 iterations of >= 2 nodes each at a budget of 60: at least 60 cuts
+    assert fresh.syncs["cut"] >= 2000 * 2 // 60 - 1
     # the cut graphs repeat: a handful of distinct graphs for ~130 cuts
     assert fresh.compiles <= 6
     assert fresh.cache_hits >= fresh.syncs["cut"] - 6
