@@ -204,8 +204,13 @@ def _compile(key, order, leaves, outputs, device, site):
             f.write(text)
     t0 = time.perf_counter()
     path = _runtime.disk_path(text, device._pjrt)
-    executable = _runtime.load_serialized(path, device._pjrt) if path else None
-    optimized = True
+    executable, optimized = None, True
+    if path:
+        # the optimised program if a process stored one, else its cheap first-tier version
+        executable = _runtime.load_serialized(path, device._pjrt)
+        if executable is None:
+            executable = _runtime.load_serialized(path + ".tier1", device._pjrt)
+            optimized = executable is None
     if executable is not None:
         metrics.disk_hits += 1
     else:
@@ -215,8 +220,8 @@ def _compile(key, order, leaves, outputs, device, site):
         except Exception as exc:
             raise RuntimeError(f"lazyarray: XLA rejected the program built at {site}: {exc}\n{text}") from exc
         metrics.compiles += 1
-        if path and optimized:
-            _runtime.store_serialized(path, executable, device._pjrt)
+        if path:
+            _runtime.store_serialized(path if optimized else path + ".tier1", executable, device._pjrt)
     metrics.compile_seconds += time.perf_counter() - t0
     compiled = _Compiled(executable, text_hash, optimized, text, path)
     _cache[key] = compiled

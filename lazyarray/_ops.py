@@ -56,6 +56,8 @@ def constant(value, dtype, shape=()):
     of a comparison or the fill of zeros(), never for user data."""
     arr = np.broadcast_to(np.asarray(value, dtype=dtype.np), shape)
     flat = np.ascontiguousarray(arr).reshape(-1)
+    if flat.size == 0:  # an empty array: a broadcast of any scalar (no empty literal needed)
+        return broadcast_in_dim(constant(0, dtype), shape, ())
     if flat.size > 1 and (flat.view(np.uint8).reshape(flat.size, -1) == flat.view(np.uint8)[:flat.itemsize]).all():
         return broadcast_in_dim(constant(flat[0], dtype), shape, ())
     return bind(_lower_constant, (), (flat.tobytes(),), tuple(shape), dtype)

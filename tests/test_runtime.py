@@ -1,0 +1,81 @@
+"""The runtime layer and the compile caches: in memory, tiered, and on disk across processes."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+
+import lazyarray as xp
+from lazyarray import _config, _engine
+
+WORKLOAD = textwrap.dedent("""
+    import numpy as np, lazyarray as xp
+    x = xp.asarray(np.arange(12.0).reshape(3, 4))
+    for i in range(5):
+        y = xp.sum(xp.exp(x * 0.1) + i, axis=0)
+        float(y[0])
+    big = xp.asarray(np.ones((100, 100)))
+    float(xp.sum(big @ big))
+    print(xp.metrics.compiles, xp.metrics.disk_hits, float(y[1]))
+""")
+
+
+def _run_process(cache_dir):
+    env = dict(os.environ, LAZYARRAY_CACHE_DIR=str(cache_dir))
+    out = subprocess.run([sys.executable, "-c", WORKLOAD], env=env, capture_output=True, text=True, check=True)
+    compiles, disk_hits, value = out.stdout.split()
+    return int(compiles), int(disk_hits), float(value)
+
+
+def test_second_process_compiles_nothing(tmp_path):
+    c1, d1, v1 = _run_process(tmp_path)
+    assert c1 >= 2 and d1 == 0
+    c2, d2, v2 = _run_process(tmp_path)
+    assert c2 == 0, "a second process with the same cache directory must not compile"
+    assert d2 == c1
+    assert v1 == v2
+    assert any(f.endswith(".xla") or f.endswith(".tier1") for _, _, fs in os.walk(tmp_path) for f in fs)
+
+
+def test_corrupt_disk_entry_is_recompiled(tmp_path, monkeypatch, fresh):
+    monkeypatch.setattr(_config, "cache_dir", str(tmp_path))
+    a = xp.asarray(np.arange(5.0))
+    assert float(xp.sum(a * 3.0)) == 30.0
+    for root, _, files in os.walk(tmp_path):
+        for f in files:
+            with open(os.path.join(root, f), "wb") as fh:
+                fh.write(b"garbage")
+    _engine.clear_cache()
+    assert float(xp.sum(a * 3.0)) == 30.0
+
+
+def test_tiered_small_graph_gets_optimised_after_repeats(fresh, monkeypatch):
+    monkeypatch.setattr(_config, "tiered", True)
+    monkeypatch.setattr(_config, "optimize_after", 1)
+    x = xp.asarray(np.ones(8))
+    for _ in range(3):
+        float(xp.sum(x + 1.0))
+    compiled = list(_engine._cache.values())[-1]
+    if compiled.future is not None:
+        compiled.future.result()
+    float(xp.sum(x + 1.0))
+    assert compiled.optimized
+    assert fresh.optimized_compiles == 1
+    assert fresh.compiles == 1
+    assert float(xp.sum(x + 1.0)) == 16.0
+
+
+def test_large_graphs_skip_the_cheap_tier(fresh, monkeypatch):
+    monkeypatch.setattr(_config, "tiered_max_elements", 100)
+    x = xp.asarray(np.ones((50, 50)))
+    float(xp.sum(x * 2.0))
+    assert list(_engine._cache.values())[-1].optimized
+
+
+def test_in_memory_cache_is_bounded(fresh, monkeypatch):
+    monkeypatch.setattr(_config, "cache_size", 3)
+    for n in range(1, 7):
+        float(xp.sum(xp.ones(n)))
+    assert len(_engine._cache) == 3
+    assert fresh.compiles == 6
