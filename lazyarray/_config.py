@@ -10,6 +10,8 @@ LAZYARRAY_PLATFORM         XLA platform: cpu, cuda, rocm, tpu (default: the best
 LAZYARRAY_TIERED           1: compile a graph seen for the first time cheaply, and again with full
                            optimisation in the background once it repeats (default 1)
 LAZYARRAY_TIERED_MAX_ELEMENTS  largest value (elements) of a graph that may get the cheap compile (4096)
+LAZYARRAY_POOL_BYTES       device memory kept from dead arrays for reuse as outputs (default 1 GiB; 0: off)
+LAZYARRAY_POOL_MIN_BYTES   smallest buffer worth recycling (default 1 MiB)
 LAZYARRAY_OPTIMIZE_AFTER   cache hits before a graph gets its optimised compile (default 2)
 """
 import os
@@ -30,3 +32,5 @@ platform = os.environ.get("LAZYARRAY_PLATFORM") or None
 tiered = os.environ.get("LAZYARRAY_TIERED", "1") not in ("", "0")
 optimize_after = _int("LAZYARRAY_OPTIMIZE_AFTER", 2)
 tiered_max_elements = _int("LAZYARRAY_TIERED_MAX_ELEMENTS", 4096)
+pool_max_bytes = _int("LAZYARRAY_POOL_BYTES", 1 << 30)
+pool_min_bytes = _int("LAZYARRAY_POOL_MIN_BYTES", 1 << 20)

@@ -124,8 +124,10 @@ class Emitter:
         return self.region([dtype, dtype], lambda e, a: [e.op(opname, a, (), dtype)])
 
 
-def emit_module(order, leaves, outputs, attrs=""):
-    """The whole program: one public @main taking the leaves and returning the outputs."""
+def emit_module(order, leaves, outputs, attrs="", donated=()):
+    """The whole program: one public @main taking the leaves and returning the outputs. For each
+    output index in `donated`, one more parameter of that output's type follows the leaves: a
+    recycled buffer that XLA writes the output into (its contents are never read)."""
     e = Emitter()
     vals = {}
     params = []
@@ -133,6 +135,9 @@ def emit_module(order, leaves, outputs, attrs=""):
         v = V(f"%arg{i}", leaf.shape, leaf.dtype)
         vals[id(leaf)] = v
         params.append(f"%arg{i}: {ttype(leaf.shape, leaf.dtype)}")
+    for j, k in enumerate(donated):
+        o = outputs[k]
+        params.append(f"%arg{len(leaves) + j}: {ttype(o.shape, o.dtype)} {{tf.aliasing_output = {k} : i32}}")
     for node in order:
         args = [vals[id(a)] for a in node.args]
         vals[id(node)] = node.op.lower(e, node, *args)

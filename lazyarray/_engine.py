@@ -14,6 +14,7 @@ from . import _config, _runtime
 from ._emit import emit_module
 from ._graph import pending, structural_key, toposort
 from ._metrics import explain_miss, metrics, user_site
+from ._pool import pool
 
 
 class _Compiled:
@@ -56,6 +57,7 @@ _SCALAR_CACHE_SIZE = 4096
 def clear_cache():
     _cache.clear()
     _scalar_buffers.clear()
+    pool.clear()
 
 
 def realize(nodes, device, cause):
@@ -138,21 +140,30 @@ def _overlapping(order, targets, candidates):
 
 
 def _run(order, leaves, outputs, device, site):
-    key = (device.id, device.platform, structural_key(order, leaves, outputs))
+    recycled, donated = [], []
+    for k, o in enumerate(outputs):
+        buf = pool.take(device.id, o.shape, o.dtype) if math.prod(o.shape) > 0 else None
+        if buf is not None:
+            recycled.append(buf)
+            donated.append(k)
+    donated = tuple(donated)
+    metrics.recycled_buffers += len(donated)
+    key = (device.id, device.platform, structural_key(order, leaves, outputs), donated)
     compiled = _cache.get(key)
     if compiled is None:
-        compiled = _compile(key, order, leaves, outputs, device, site)
+        compiled = _compile(key, order, leaves, outputs, device, site, donated)
     else:
         metrics.cache_hits += 1
         _cache.move_to_end(key)
         compiled.on_hit(device)
-    inputs = [_input_buffer(leaf, device) for leaf in leaves]
+    inputs = [_input_buffer(leaf, device) for leaf in leaves] + recycled
     t0 = time.perf_counter()
     results = _runtime.execute(compiled.executable, inputs)
     metrics.execute_seconds += time.perf_counter() - t0
     metrics.executions += 1
     for node, buf in zip(outputs, results):
         node.realize(buf)
+        pool.watch(node, device.id)
 
 
 _PY_SCALARS = (bool, int, float, complex)
@@ -177,7 +188,7 @@ def _input_buffer(leaf, device):
     return buf
 
 
-def _compile(key, order, leaves, outputs, device, site):
+def _compile(key, order, leaves, outputs, device, site, donated):
     metrics.cache_misses += 1
     if _config.explain_misses or _config.max_graphs_per_site:
         reason = explain_miss(key[2], [k[2] for k in list(_cache)[-64:]])
@@ -188,7 +199,7 @@ def _compile(key, order, leaves, outputs, device, site):
     else:
         metrics.miss_explanations.append(f"{site}: cache miss ({len(order)} ops)")
         del metrics.miss_explanations[:-100]
-    text = emit_module(order, leaves, outputs)
+    text = emit_module(order, leaves, outputs, donated=donated)
     text_hash = hashlib.sha256(text.encode()).hexdigest()[:16]
     if _config.max_graphs_per_site:
         graphs = metrics.graphs_per_site[site]

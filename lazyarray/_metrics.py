@@ -22,6 +22,7 @@ class Metrics:
         self.executions = 0
         self.bytes_to_device = 0
         self.bytes_to_host = 0
+        self.recycled_buffers = 0       # outputs written into the memory of dead arrays
         self.syncs = collections.Counter()        # cause -> count
         self.sync_sites = collections.Counter()   # (cause, file:line) -> count
         self.miss_explanations = []               # newest last, bounded
@@ -40,6 +41,7 @@ class Metrics:
             "executions": self.executions,
             "bytes_to_device": self.bytes_to_device,
             "bytes_to_host": self.bytes_to_host,
+            "recycled_buffers": self.recycled_buffers,
             "syncs": dict(self.syncs),
         }
 
@@ -59,6 +61,7 @@ class Metrics:
             f"  execute time        {self.execute_seconds * 1e3:.1f} ms",
             f"  bytes to device     {self.bytes_to_device}",
             f"  bytes to host       {self.bytes_to_host}",
+            f"  recycled buffers    {self.recycled_buffers}",
             "  syncs by cause      " + (", ".join(f"{k}={v}" for k, v in sorted(self.syncs.items())) or "none"),
         ]
         if self.sync_sites:

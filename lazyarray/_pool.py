@@ -1,0 +1,62 @@
+"""Recycled device buffers: the memory of large arrays that died, handed to the next program
+that makes an output of the same shape and dtype (donated and aliased to that output).
+
+A fresh output buffer costs page faults on every first touch (XLA's CPU outputs get no huge
+pages): one pass over 1e7 float32 costs ~19 ms into a new buffer and ~2.5 ms into a reused one.
+"""
+from __future__ import annotations
+
+import collections
+import math
+import weakref
+
+from . import _config
+from ._dtypes import _by_name
+
+
+class BufferPool:
+    def __init__(self):
+        self._free = collections.OrderedDict()  # (device id, shape, dtype name) -> [buffers]
+        self.bytes = 0
+
+    @staticmethod
+    def nbytes(shape, dtype):
+        return math.prod(shape) * dtype.bits // 8
+
+    def watch(self, node, device_id):
+        """When `node` (just realized with a large buffer) dies, keep its buffer for reuse."""
+        size = self.nbytes(node.shape, node.dtype)
+        if size >= _config.pool_min_bytes and _config.pool_max_bytes:
+            weakref.finalize(node, self._recycle, node.buffer, (device_id, node.shape, node.dtype.name), size)
+
+    def _recycle(self, buffer, key, size):
+        if buffer.is_deleted():
+            return
+        self._free.setdefault(key, []).append(buffer)
+        self._free.move_to_end(key)
+        self.bytes += size
+        while self.bytes > _config.pool_max_bytes and self._free:
+            k, bufs = next(iter(self._free.items()))
+            bufs.pop(0)
+            self.bytes -= self.nbytes(k[1], _by_name(k[2]))
+            if not bufs:
+                del self._free[k]
+
+    def take(self, device_id, shape, dtype):
+        """A dead buffer of this shape and dtype, or None."""
+        key = (device_id, shape, dtype.name)
+        bufs = self._free.get(key)
+        if not bufs:
+            return None
+        buf = bufs.pop()
+        if not bufs:
+            del self._free[key]
+        self.bytes -= self.nbytes(shape, dtype)
+        return buf
+
+    def clear(self):
+        self._free.clear()
+        self.bytes = 0
+
+
+pool = BufferPool()

@@ -1,0 +1,48 @@
+"""Recycling the buffers of dead arrays as program outputs (donation + aliasing)."""
+import gc
+
+import numpy as np
+
+import lazyarray as xp
+from lazyarray import _config
+from lazyarray._pool import pool
+
+
+def test_dead_large_arrays_are_reused_as_outputs(fresh, monkeypatch, rng):
+    monkeypatch.setattr(_config, "pool_min_bytes", 1024)
+    xn = rng.standard_normal(4096)
+    x = xp.asarray(xn)
+    results = []
+    for i in range(6):
+        y = xp.sqrt(xp.abs(x * float(i) + 1.0))
+        xp.evaluate(y)
+        results.append(float(xp.sum(y)))
+        del y
+        gc.collect()
+    expected = [float(np.sum(np.sqrt(np.abs(xn * i + 1.0)))) for i in range(6)]
+    np.testing.assert_allclose(results, expected, rtol=1e-12)
+    assert fresh.recycled_buffers >= 4
+    np.testing.assert_array_equal(np.asarray(x), xn)  # the live input was never donated
+
+
+def test_live_arrays_are_never_recycled(fresh, monkeypatch, rng):
+    monkeypatch.setattr(_config, "pool_min_bytes", 1024)
+    x = xp.asarray(rng.standard_normal(2048))
+    kept = []
+    for i in range(5):
+        y = x + float(i)
+        xp.evaluate(y)
+        kept.append(y)
+    for i, y in enumerate(kept):
+        np.testing.assert_array_equal(np.asarray(y), np.asarray(x) + i)
+
+
+def test_pool_is_bounded(monkeypatch, rng):
+    monkeypatch.setattr(_config, "pool_min_bytes", 1024)
+    monkeypatch.setattr(_config, "pool_max_bytes", 3 * 8 * 1024)
+    pool.clear()
+    arrays = [xp.asarray(rng.standard_normal(1024)) * 2.0 for _ in range(8)]
+    xp.evaluate(*arrays)
+    del arrays
+    gc.collect()
+    assert 0 < pool.bytes <= 3 * 8 * 1024
