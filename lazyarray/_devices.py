@@ -5,28 +5,21 @@ from . import _runtime
 
 
 class Device:
-    __slots__ = ("_pjrt",)
+    __slots__ = ("_pjrt", "platform", "id", "device_kind", "_hash")
 
     def __init__(self, pjrt):
         self._pjrt = pjrt
-
-    @property
-    def platform(self):
-        return self._pjrt.platform
-
-    @property
-    def id(self):
-        return self._pjrt.id
-
-    @property
-    def device_kind(self):
-        return self._pjrt.device_kind
+        # plain attributes, read on every sync: properties into the PJRT object cost more
+        self.platform = pjrt.platform
+        self.id = pjrt.id
+        self.device_kind = pjrt.device_kind
+        self._hash = hash((self.platform, self.id))
 
     def __eq__(self, other):
-        return isinstance(other, Device) and other._pjrt == self._pjrt
+        return self is other or (isinstance(other, Device) and other._pjrt == self._pjrt)
 
     def __hash__(self):
-        return hash((self.platform, self.id))
+        return self._hash
 
     def __repr__(self):
         return f"Device({self.platform}:{self.id})"

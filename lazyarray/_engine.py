@@ -62,20 +62,25 @@ def clear_cache():
 
 def realize(nodes, device, cause):
     """Compute `nodes` (and the pending arrays that share their graph) in one program."""
-    targets = _unique(n for n in nodes if n.op is not None)
+    if len(nodes) == 1:
+        targets = [nodes[0]] if nodes[0].op is not None else []
+    else:
+        targets = _unique(n for n in nodes if n.op is not None)
     if not targets:
         return
     site = user_site()
-    metrics.syncs[cause] += 1
-    metrics.sync_sites[(cause, site)] += 1
-    candidates = [h._node for h in pending.live() if h._device == device]
+    syncs, sites = metrics.syncs, metrics.sync_sites
+    syncs[cause] = syncs.get(cause, 0) + 1
+    sites[(cause, site)] = sites.get((cause, site), 0) + 1
+    target_ids = {id(t) for t in targets}
+    candidates = [h._node for h in pending.live() if h._device == device and id(h._node) not in target_ids]
     if cause == "cut":
         outputs = _unique(targets + candidates)
         order, leaves = toposort(outputs)
     else:
         order, leaves = toposort(targets)
-        extra = _overlapping(order, targets, candidates)
         outputs = targets
+        extra = _overlapping(order, candidates) if candidates else None
         if extra:
             outputs = _unique(targets + extra)
             order, leaves = toposort(outputs)
@@ -104,7 +109,7 @@ def _unique(nodes):
     return out
 
 
-def _overlapping(order, targets, candidates):
+def _overlapping(order, candidates):
     """Candidates whose pending graph shares a computed node with the targets' graph (whose
     topological order is `order`). Computing them now (they would need the same work later)
     keeps a loop's graphs from growing."""
@@ -141,11 +146,12 @@ def _overlapping(order, targets, candidates):
 
 def _run(order, leaves, outputs, device, site):
     recycled, donated = [], []
-    for k, o in enumerate(outputs):
-        buf = pool.take(device.id, o.shape, o.dtype) if math.prod(o.shape) > 0 else None
-        if buf is not None:
-            recycled.append(buf)
-            donated.append(k)
+    if pool.bytes:
+        for k, o in enumerate(outputs):
+            buf = pool.take(device.id, o.shape, o.dtype) if math.prod(o.shape) > 0 else None
+            if buf is not None:
+                recycled.append(buf)
+                donated.append(k)
     donated = tuple(donated)
     metrics.recycled_buffers += len(donated)
     key = (device.id, device.platform, structural_key(order, leaves, outputs), donated)
