@@ -31,9 +31,10 @@ def _expand(key, ndim):
     n_ell = sum(1 for k in key if k is Ellipsis)
     if n_ell > 1:
         raise IndexError("an index can have at most one ellipsis (...)")
+    # a boolean array consumes as many axes as it has (a 0-D one none); anything else but None one
     n_axes = sum(1 for k in key if k is not None and k is not Ellipsis
-                 and not (isinstance(k, Array) and k.dtype is dt.bool and k.ndim > 1))
-    n_axes += sum(k.ndim for k in key if isinstance(k, Array) and k.dtype is dt.bool and k.ndim > 1)
+                 and not (isinstance(k, Array) and k.dtype is dt.bool))
+    n_axes += sum(k.ndim for k in key if isinstance(k, Array) and k.dtype is dt.bool)
     if n_axes > ndim:
         raise IndexError(f"too many indices: {n_axes} for an array of {ndim} dimensions")
     out = []

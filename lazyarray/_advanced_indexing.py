@@ -1,0 +1,251 @@
+"""Advanced indexing: integer arrays and boolean masks in __getitem__ and __setitem__.
+
+The rules are numpy's vectorized indexing (the standard's integer-array indexing is a subset of
+it): once any array is in the key, Python integers index as 0-D arrays too; all of them
+broadcast to one shape B; B's axes replace the indexed axes where the advanced indices sit next
+to each other in the key, and lead the result otherwise. Slices and None apply first as a lazy
+basic index (the "region"); one gather (read) or scatter (write) then picks points of it.
+
+A k-D boolean mask stands for the k integer arrays of its nonzero(). Their length is the number
+of True values: one scalar sync (the positions themselves are computed on the device). A write
+whose value does not depend on that number (`x[mask] = 0`, `x[:, mask] = column`) needs no sync:
+it is a lazy select.
+
+Bounds: Python integers are checked at the call. Integer arrays cannot be checked without a
+sync, so they are not: XLA clamps out-of-range gather indices into range and skips out-of-range
+scatter updates (the standard leaves out-of-bounds behaviour unspecified).
+"""
+from __future__ import annotations
+
+import math
+import operator
+import weakref
+
+from . import _dtypes as dt
+from . import _engine
+from . import _ops as ops
+from ._array_object import Array
+from ._helpers import broadcast_shapes
+
+E = ops.elementwise
+
+
+def full(value, dtype, shape):
+    """A structural constant as a broadcast scalar (also right for shapes with a 0, which a dense
+    attribute cannot spell)."""
+    return ops.broadcast_in_dim(ops.constant(value, dtype), shape, ())
+
+
+# ---------------------------------------------------------------- True positions of a mask
+
+# mask node -> (positions node, count): nodes never change meaning, so a mask used again (a
+# loop's x[m]) needs no second sync. Weak keys: an entry lives as long as its mask node.
+_positions = weakref.WeakKeyDictionary()
+
+
+def true_positions(mask, device, cause):
+    """Row-major flat positions (int64, shape (count,)) of the True elements of a bool node, and
+    count. count needs a sync of one scalar; the positions stay lazy: an inclusive cumsum gives
+    each True its slot, and a scatter of the flat iota into count+1 slots (the last one collects
+    the False elements) writes them."""
+    n = math.prod(mask.shape)
+    if n == 0:
+        return full(0, dt.int64, (0,)), 0
+    known = _positions.get(mask)
+    if known is None:
+        known = _positions[mask] = _true_positions(mask, n, device, cause)
+    return known
+
+
+def _true_positions(mask, n, device, cause):
+    flat = ops.reshape(mask, (n,))
+    ranks = ops.cumulative(ops.convert(flat, dt.int64), 0, "add")
+    total = ops.slice_(ranks, (n - 1,), (n,))
+    _engine.realize([ranks, total], device, cause)  # ranks stays on the device for the scatter
+    count = int(_engine.to_numpy(total, device, cause)[0])
+    slot = ops.select(flat, E("stablehlo.subtract", ranks, full(1, dt.int64, (n,))),
+                      full(count, dt.int64, (n,)))
+    slots = ops.scatter_points(full(0, dt.int64, (count + 1,)), ops.reshape(slot, (n, 1)),
+                               ops.iota((n,), 0, dt.int64), (0,))
+    return ops.slice_(slots, (0,), (count,)), count
+
+
+def unravel(flat, shape):
+    """Flat row-major positions -> one coordinate node per axis of shape."""
+    if flat.shape[0] == 0:
+        return [flat] * len(shape)
+    coords, stride = [], math.prod(shape)
+    for j, n in enumerate(shape):
+        stride //= n
+        c = flat if stride == 1 else E("stablehlo.divide", flat, full(stride, dt.int64, flat.shape))
+        if j:  # the first coordinate is already below shape[0]
+            c = E("stablehlo.remainder", c, full(n, dt.int64, flat.shape))
+        coords.append(c)
+    return coords
+
+
+# ---------------------------------------------------------------- checks at the call
+
+def _check_items(x, items):
+    """Raise at the call for what is wrong in the key: dtypes, devices, mask shapes, Python
+    integers out of range."""
+    from ._indexing import _basic_axis
+    axis = 0
+    for k in items:
+        if k is None:
+            continue
+        if isinstance(k, Array):
+            if k._device != x._device:
+                raise ValueError(f"index array is on {k._device}, the indexed array on {x._device}")
+            if k.dtype is dt.bool:
+                for j, n in enumerate(k.shape):
+                    if n not in (x.shape[axis + j], 0):
+                        raise IndexError(f"boolean index of shape {k.shape} does not match axes "
+                                         f"{axis}..{axis + k.ndim - 1} of an array of shape {x.shape}")
+                axis += k.ndim
+                continue
+            if k.dtype.kind not in "iu":
+                raise IndexError(f"arrays used as indices must have an integer or boolean dtype, got {k.dtype}")
+        else:
+            _basic_axis(k, x.shape[axis], axis)  # raises IndexError for a bad int or object
+        axis += 1
+
+
+# ---------------------------------------------------------------- the plan shared by reads and writes
+
+class _Plan:
+    """basic: the key of the region (slices and None; advanced positions become full slices).
+    axes: the region axes the advanced indices pick, increasing. idx: int64 node of shape
+    B + (len(axes),). out_shape: the indexing result's shape; perm: the transpose from the
+    gather's layout (B first) to out_shape's, or None."""
+    __slots__ = ("basic", "axes", "idx", "batch", "out_shape", "perm", "region")
+
+
+def _plan(x, items, cause):
+    basic, picks = [], []  # picks: (region axis, int64 node)
+    axis = 0
+    for k in items:
+        here = len(basic)
+        if k is None:
+            basic.append(None)
+        elif isinstance(k, slice):
+            basic.append(k)
+            axis += 1
+        elif isinstance(k, Array) and k.dtype is dt.bool:
+            if k.ndim == 0:  # True adds an axis of 1, False one of 0: None, indexed by [0] or []
+                count = int(bool(_engine.to_numpy(k._node, k._device, cause)))
+                basic.append(None)
+                picks.append((here, full(0, dt.int64, (count,))))
+                continue
+            flat, _ = true_positions(k._node, k._device, cause)
+            for j, c in enumerate(unravel(flat, k.shape)):
+                basic.append(slice(None))
+                picks.append((here + j, c))
+            axis += k.ndim
+        elif isinstance(k, Array):
+            basic.append(slice(None))
+            picks.append((here, wrap_negative(k._node, x.shape[axis])))
+            axis += 1
+        else:
+            n = x.shape[axis]
+            basic.append(slice(None))
+            picks.append((here, ops.scalar(operator.index(k) % n, dt.int64)))
+            axis += 1
+    try:
+        batch = broadcast_shapes(*(node.shape for _, node in picks))
+    except ValueError as exc:
+        raise IndexError(f"index arrays cannot be broadcast together: {exc}") from None
+    from ._indexing import getitem
+    region = getitem(x, tuple(basic))._node
+    axes = tuple(a for a, _ in picks)
+    cols = [ops.reshape(ops.broadcast_to(node, batch), batch + (1,)) for _, node in picks]
+    p = _Plan()
+    p.basic, p.axes, p.batch, p.region = tuple(basic), axes, batch, region
+    p.idx = ops.concatenate(cols, len(batch))
+    rest = [n for i, n in enumerate(region.shape) if i not in axes]
+    adjacent = axes == tuple(range(axes[0], axes[0] + len(axes)))
+    lead = axes[0] if adjacent else 0  # region axes before B in the result
+    nb = len(batch)
+    p.out_shape = tuple(rest[:lead]) + batch + tuple(rest[lead:])
+    perm = tuple(range(nb, nb + lead)) + tuple(range(nb)) + tuple(range(nb + lead, nb + len(rest)))
+    p.perm = perm if lead and nb else None
+    for a in axes:
+        if region.shape[a] == 0 and math.prod(batch) > 0:
+            raise IndexError(f"index into axis {a} of size 0")
+    return p
+
+
+def wrap_negative(node, n):
+    """Integer index node -> int64 with negative entries counted from the end (lazily)."""
+    signed = node.dtype.kind == "i"
+    node = ops.convert(node, dt.int64)
+    if not signed:
+        return node
+    neg = ops.compare(node, full(0, dt.int64, node.shape), "LT")
+    return ops.select(neg, E("stablehlo.add", node, full(n, dt.int64, node.shape)), node)
+
+
+# ---------------------------------------------------------------- read
+
+def getitem_advanced(x, items):
+    _check_items(x, items)
+    p = _plan(x, items, "boolean index")
+    if math.prod(p.out_shape) == 0:
+        return Array._wrap(full(0, x.dtype, p.out_shape), x._device)
+    out = ops.gather_points(p.region, p.idx, p.axes)
+    if p.perm is not None:
+        out = ops.transpose(out, p.perm)
+    return Array._wrap(out, x._device)
+
+
+# ---------------------------------------------------------------- write
+
+def setitem_advanced(x, items, value):
+    _check_items(x, items)
+    if _mask_select(x, items, value):
+        return
+    from ._indexing import _check_assignable, setitem
+    p = _plan(x, items, "boolean index")
+    _check_assignable(value.shape, p.out_shape)
+    if math.prod(p.out_shape) == 0:
+        return
+    upd = ops.broadcast_to(value, p.out_shape)
+    if p.perm is not None:
+        inverse = tuple(sorted(range(len(p.perm)), key=p.perm.__getitem__))
+        upd = ops.transpose(upd, inverse)
+    region = ops.scatter_points(p.region, p.idx, upd, p.axes)
+    setitem(x, p.basic, Array._wrap(region, x._device))
+
+
+def _mask_select(x, items, value):
+    """x[mask] = value, with slices and Python integers beside the one mask, and a value that
+    does not depend on the number of True values: a lazy select over the region, no sync.
+    Returns False when the write needs the general (counting) path."""
+    arrays = [k for k in items if isinstance(k, Array)]
+    if len(arrays) != 1 or arrays[0].dtype is not dt.bool or any(k is None for k in items):
+        return False
+    mask = arrays[0]
+    i = next(j for j, k in enumerate(items) if k is mask)
+    k = mask.ndim
+    a = sum(1 for j in range(i) if isinstance(items[j], slice))  # ints drop their axes
+    basic = tuple(items[:i]) + (slice(None),) * k + tuple(items[i + 1:])
+    from ._indexing import _check_assignable, getitem, setitem
+    region = getitem(x, basic)._node
+    lead, rest = region.shape[:a], region.shape[a + k:]
+    # the selection's shape with its count axis as 1; numpy moves that axis first when the
+    # integers and the mask are not next to each other in the key
+    picked = [j for j, item in enumerate(items) if not isinstance(item, slice)]
+    adjacent = picked == list(range(picked[0], picked[-1] + 1))
+    one = lead + (1,) + rest if adjacent else (1,) + lead + rest
+    try:
+        _check_assignable(value.shape, one)
+    except ValueError:
+        return False
+    if math.prod(region.shape) == 0 or mask.size == 0:
+        return True  # nothing selected
+    upd = ops.reshape(ops.broadcast_to(value, one), lead + (1,) * k + rest)
+    upd = ops.broadcast_to(upd, region.shape)
+    pred = ops.reshape(mask._node, (1,) * a + mask.shape + (1,) * len(rest))
+    pred = ops.broadcast_to(pred, region.shape)
+    setitem(x, basic, Array._wrap(ops.select(pred, upd, region), x._device))
+    return True

@@ -1,0 +1,63 @@
+"""Indexing functions of the standard: take and take_along_axis, as gathers whose index arrays
+are graph data. Negative indices count from the end (wrapped lazily); out-of-range indices are
+not checked (that needs a sync): XLA clamps them into range, the standard leaves them open."""
+from __future__ import annotations
+
+from . import _dtypes as dt
+from . import _ops as ops
+from ._advanced_indexing import full, wrap_negative
+from ._array_object import Array
+from ._helpers import broadcast_shapes, check_array, normalize_axis
+
+
+def _check_indices(x, indices, fname):
+    check_array(x)
+    check_array(indices, "indices")
+    if indices.dtype.kind not in "iu":
+        raise TypeError(f"{fname}: indices must have an integer dtype, got {indices.dtype}")
+    if indices._device != x._device:
+        raise ValueError(f"{fname}: x is on {x._device}, indices on {indices._device}")
+
+
+def take(x, indices, /, *, axis=None):
+    _check_indices(x, indices, "take")
+    if x.ndim == 0:
+        raise ValueError("take: x must have at least one axis")
+    if axis is None:
+        if x.ndim != 1:
+            raise ValueError(f"take: axis is required for an array of {x.ndim} dimensions")
+        axis = 0
+    axis = normalize_axis(axis, x.ndim)
+    if indices.ndim != 1:
+        raise ValueError(f"take: indices must be one-dimensional, got shape {indices.shape}")
+    m = indices.shape[0]
+    shape = x.shape[:axis] + (m,) + x.shape[axis + 1:]
+    if 0 in shape:
+        return Array._wrap(full(0, x.dtype, shape), x._device)
+    if x.shape[axis] == 0:
+        raise IndexError(f"take: cannot take from axis {axis} of size 0")
+    idx = ops.reshape(wrap_negative(indices._node, x.shape[axis]), (m, 1))
+    out = ops.gather_points(x._node, idx, (axis,))  # (m,) + the other axes
+    perm = tuple(range(1, axis + 1)) + (0,) + tuple(range(axis + 1, x.ndim))
+    return Array._wrap(ops.transpose(out, perm), x._device)
+
+
+def take_along_axis(x, indices, /, *, axis=-1):
+    _check_indices(x, indices, "take_along_axis")
+    if x.ndim == 0 or indices.ndim != x.ndim:
+        raise ValueError(f"take_along_axis: x and indices must have the same number (>0) of "
+                         f"axes, got shapes {x.shape} and {indices.shape}")
+    axis = normalize_axis(axis, x.ndim)
+    others = broadcast_shapes(x.shape[:axis] + (1,) + x.shape[axis + 1:],
+                              indices.shape[:axis] + (1,) + indices.shape[axis + 1:])
+    shape = others[:axis] + (indices.shape[axis],) + others[axis + 1:]
+    if 0 in shape:
+        return Array._wrap(full(0, x.dtype, shape), x._device)
+    if x.shape[axis] == 0:
+        raise IndexError(f"take_along_axis: cannot take from axis {axis} of size 0")
+    src = ops.broadcast_to(x._node, others[:axis] + (x.shape[axis],) + others[axis + 1:])
+    picked = ops.broadcast_to(wrap_negative(indices._node, x.shape[axis]), shape)
+    # each output element's coordinates: its own position on every axis but `axis`
+    cols = [picked if i == axis else ops.iota(shape, i, dt.int64) for i in range(x.ndim)]
+    idx = ops.concatenate([ops.reshape(c, shape + (1,)) for c in cols], x.ndim)
+    return Array._wrap(ops.gather_points(src, idx, tuple(range(x.ndim))), x._device)

@@ -1,0 +1,182 @@
+"""Searching functions of the standard: argmax, argmin, count_nonzero, nonzero, searchsorted,
+where. All lazy except nonzero, whose output length is the number of nonzero elements (one
+scalar sync)."""
+from __future__ import annotations
+
+import numpy as np
+
+from . import _dtypes as dt
+from . import _ops as ops
+from ._advanced_indexing import full, true_positions, unravel
+from ._array_object import Array
+from ._graph import bind
+from ._helpers import _scalar, binary_operands, broadcast_shapes, check_array, is_scalar, normalize_axes, normalize_axis
+from ._ops import primitive
+
+E = ops.elementwise
+
+
+# ---------------------------------------------------------------- argmax / argmin
+
+def _cmp(e, a, b, direction):
+    return e.op("stablehlo.compare", (a, b), (), dt.bool,
+                f"comparison_direction = #stablehlo<comparison_direction {direction}>, "
+                f"compare_type = #stablehlo<comparison_type {ops._compare_type(a.dtype)}>")
+
+
+@primitive("argreduce")
+def _lower_argreduce(e, node, x, idx):
+    """One variadic reduce over (value, index) pairs. The winner of a pair is the larger value
+    (smaller for argmin), NaN beating every number as in numpy, ties going to the smaller index:
+    a total order, so the reduction's grouping cannot change the answer."""
+    kind, axis = node.attrs
+    better = "GT" if kind == "max" else "LT"
+    start = ops._lowest(x.dtype) if kind == "max" else ops._highest(x.dtype)
+    init_v = e.constant(start, (), x.dtype)
+    init_i = e.constant(np.iinfo(np.int64).max, (), dt.int64)  # loses every tie
+
+    def body(r, a):
+        av, ai, bv, bi = a
+        first = _cmp(r, ai, bi, "LT")
+        wins = r.op("stablehlo.or", (_cmp(r, av, bv, better),
+                                     r.op("stablehlo.and", (_cmp(r, av, bv, "EQ"), first), (), dt.bool)), (), dt.bool)
+        if x.dtype.kind == "f":
+            anan, bnan = _cmp(r, av, av, "NE"), _cmp(r, bv, bv, "NE")
+            bnum = r.op("stablehlo.not", (bnan,), (), dt.bool)
+            nan_wins = r.op("stablehlo.and", (anan, r.op("stablehlo.or", (bnum, first), (), dt.bool)), (), dt.bool)
+            num_wins = r.op("stablehlo.and", (bnum, wins), (), dt.bool)
+            wins = r.op("stablehlo.or", (nan_wins, num_wins), (), dt.bool)
+        return [r.op("stablehlo.select", (wins, av, bv), (), x.dtype),
+                r.op("stablehlo.select", (wins, ai, bi), (), dt.int64)]
+
+    region = e.region([x.dtype, dt.int64, x.dtype, dt.int64], body)
+    outs = e.op_multi("stablehlo.reduce", (x, idx, init_v, init_i),
+                      [(node.shape, x.dtype), (node.shape, dt.int64)],
+                      f"dimensions = array<i64: {axis}>", region)
+    return outs[1]
+
+
+def _arg_extreme(x, axis, keepdims, kind, fname):
+    check_array(x)
+    if x.dtype not in dt.CATEGORIES["real numeric"] and x.dtype is not dt.bool:
+        raise TypeError(f"{fname}: expected a real numeric array, got {x.dtype}")
+    node = x._node
+    if node.dtype is dt.bool:
+        node = ops.convert(node, dt.uint8)
+    if axis is None:
+        node = ops.reshape(node, (x.size,))
+        ax = 0
+    else:
+        ax = normalize_axis(axis, x.ndim)
+    if node.shape[ax] == 0:
+        raise ValueError(f"{fname}: attempt to get the {kind} of an empty sequence")
+    shape = tuple(n for i, n in enumerate(node.shape) if i != ax)
+    out = bind(_lower_argreduce, (node, ops.iota(node.shape, ax, dt.int64)), (kind, ax), shape, dt.int64)
+    if keepdims:
+        out = ops.reshape(out, (1,) * x.ndim if axis is None else
+                          tuple(1 if i == ax else n for i, n in enumerate(x.shape)))
+    return Array._wrap(out, x._device)
+
+
+def argmax(x, /, *, axis=None, keepdims=False):
+    return _arg_extreme(x, axis, keepdims, "max", "argmax")
+
+
+def argmin(x, /, *, axis=None, keepdims=False):
+    return _arg_extreme(x, axis, keepdims, "min", "argmin")
+
+
+# ---------------------------------------------------------------- counting and positions
+
+def count_nonzero(x, /, *, axis=None, keepdims=False):
+    check_array(x)
+    axes = normalize_axes(axis, x.ndim)
+    ones = ops.convert(ops.convert(x._node, dt.bool), dt.int64)
+    out = ops.reduce(ones, axes, "add")
+    if keepdims:
+        out = ops.reshape(out, tuple(1 if i in axes else n for i, n in enumerate(x.shape)))
+    return Array._wrap(out, x._device)
+
+
+def nonzero(x, /):
+    check_array(x)
+    if x.ndim == 0:
+        raise ValueError("nonzero: a 0-D array has no axes to index; use x[None] or bool(x)")
+    flat, _ = true_positions(ops.convert(x._node, dt.bool), x._device, "nonzero")
+    return tuple(Array._wrap(c, x._device) for c in unravel(flat, x.shape))
+
+
+# ---------------------------------------------------------------- searchsorted
+
+def _total_less(a, b):
+    """a < b with NaN above every number (the order sort uses)."""
+    lt = ops.compare(a, b, "LT")
+    if a.dtype.kind != "f":
+        return lt
+    anum = ops.compare(a, a, "EQ")
+    bnan = ops.compare(b, b, "NE")
+    return E("stablehlo.or", lt, E("stablehlo.and", anum, bnan))
+
+
+def searchsorted(x1, x2, /, *, side="left", sorter=None):
+    check_array(x1, "x1")
+    if x1.ndim != 1:
+        raise ValueError(f"searchsorted: x1 must be one-dimensional, got shape {x1.shape}")
+    if side not in ("left", "right"):
+        raise ValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
+    if isinstance(x2, Array):
+        if x2._device != x1._device:
+            raise ValueError(f"searchsorted: x1 is on {x1._device}, x2 on {x2._device}")
+        dtype = dt.result_type_pair(x1.dtype, x2.dtype)
+        values = ops.convert(x2._node, dtype)
+    elif is_scalar(x2):
+        dtype = dt.scalar_dtype_for(x2, x1.dtype)
+        values = _scalar(x2, dtype, "searchsorted")
+    else:
+        raise TypeError(f"searchsorted: x2 must be an array or a Python scalar, got {type(x2).__name__}")
+    if dtype.kind == "c":
+        raise TypeError("searchsorted: complex values have no order")
+    keys = ops.convert(x1._node, dtype)
+    n = x1.shape[0]
+    if sorter is not None:
+        check_array(sorter, "sorter")
+        if sorter.dtype.kind not in "iu" or sorter.shape != x1.shape:
+            raise TypeError(f"searchsorted: sorter must be an integer array of shape {x1.shape}, "
+                            f"got {sorter.dtype} of shape {sorter.shape}")
+        if n:
+            keys = ops.gather_points(keys, ops.reshape(ops.convert(sorter._node, dt.int64), (n, 1)), (0,))
+    shape = values.shape
+    if n == 0 or 0 in shape:
+        return Array._wrap(full(0, dt.int64, shape), x1._device)
+    # Binary search, unrolled: n.bit_length() halvings shrink [lo, hi) to one point.
+    lo, hi = full(0, dt.int64, shape), full(n, dt.int64, shape)
+    one, two = full(1, dt.int64, shape), full(2, dt.int64, shape)
+    for _ in range(n.bit_length()):
+        active = ops.compare(lo, hi, "LT")
+        mid = E("stablehlo.divide", E("stablehlo.add", lo, hi), two)
+        probe = ops.gather_points(keys, ops.reshape(mid, shape + (1,)), (0,))  # mid == n clamps
+        if side == "left":
+            right = _total_less(probe, values)
+        else:
+            right = E("stablehlo.not", _total_less(values, probe))
+        go = E("stablehlo.and", active, right)
+        stay = E("stablehlo.and", active, E("stablehlo.not", right))
+        lo = ops.select(go, E("stablehlo.add", mid, one), lo)
+        hi = ops.select(stay, mid, hi)
+    return Array._wrap(lo, x1._device)
+
+
+# ---------------------------------------------------------------- where
+
+def where(condition, x1, x2, /):
+    check_array(condition, "condition")
+    if condition.dtype is not dt.bool:
+        raise TypeError(f"where: condition must be a boolean array, got {condition.dtype}")
+    if not isinstance(x1, Array) and not isinstance(x2, Array):
+        raise TypeError("where: at least one of x1 and x2 must be an array")
+    n1, n2, dtype, shape, device = binary_operands(x1, x2, "where")
+    if condition._device != device:
+        raise ValueError(f"where: condition is on {condition._device}, the values on {device}")
+    shape = broadcast_shapes(condition.shape, shape)
+    return Array._wrap(ops.select(ops.broadcast_to(condition._node, shape),
+                                  ops.broadcast_to(n1, shape), ops.broadcast_to(n2, shape)), device)
