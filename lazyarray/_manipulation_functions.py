@@ -128,3 +128,147 @@ def stack(arrays, /, *, axis=0):
     new = shape[:axis] + (1,) + shape[axis:]
     nodes = [ops.reshape(ops.convert(a._node, dtype), new) for a in arrays]
     return Array._wrap(ops.concatenate(nodes, axis), arrays[0].device)
+
+
+def unstack(x, /, *, axis=0):
+    check_array(x)
+    if x.ndim == 0:
+        raise ValueError("unstack: a 0-D array has no axis to split along")
+    axis = normalize_axis(axis, x.ndim)
+    rest = x.shape[:axis] + x.shape[axis + 1:]
+    limit = list(x.shape)
+    out = []
+    for i in range(x.shape[axis]):
+        start = [0] * x.ndim
+        start[axis], limit[axis] = i, i + 1
+        out.append(Array._wrap(ops.reshape(ops.slice_(x._node, start, limit), rest), x.device))
+    return tuple(out)
+
+
+def _axes_tuple(axis, ndim, fname):
+    """An int or a tuple of ints -> tuple of normalized axes (IndexError when out of range)."""
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    return tuple(normalize_axis(a, ndim, f"{fname}: axis") for a in axes)
+
+
+def flip(x, /, *, axis=None):
+    check_array(x)
+    axes = tuple(range(x.ndim)) if axis is None else _axes_tuple(axis, x.ndim, "flip")
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"flip: repeated axis in {axis}")
+    return Array._wrap(ops.reverse(x._node, axes), x.device)
+
+
+def roll(x, /, shift, *, axis=None):
+    check_array(x)
+    shifts = shift if isinstance(shift, tuple) else (shift,)
+    shifts = tuple(operator.index(s) for s in shifts)
+    if axis is None:
+        if len(shifts) != 1:
+            raise ValueError(f"roll: a tuple shift {shift} needs a tuple axis of the same length")
+        flat = reshape(x, (-1,))
+        return reshape(roll(flat, shifts[0], axis=0), x.shape)
+    axes = _axes_tuple(axis, x.ndim, "roll")
+    if len(shifts) == 1:
+        shifts = shifts * len(axes)
+    if len(shifts) != len(axes):
+        raise ValueError(f"roll: shift {shift} and axis {axis} have different lengths")
+    total = [0] * x.ndim
+    for s, a in zip(shifts, axes):  # shifts of one axis add up, as in numpy
+        total[a] += s
+    node = x._node
+    for a, s in enumerate(total):
+        n = x.shape[a]
+        if n == 0 or s % n == 0:
+            continue
+        # shifts fix where the cut falls, so they are static: two slices, one concatenate
+        cut = n - s % n
+        before_cut = [cut if i == a else m for i, m in enumerate(node.shape)]
+        from_cut = [cut if i == a else 0 for i in range(x.ndim)]
+        head = ops.slice_(node, from_cut, node.shape)        # x[cut:] comes first
+        tail = ops.slice_(node, [0] * x.ndim, before_cut)    # then x[:cut]
+        node = ops.concatenate([head, tail], a)
+    return Array._wrap(node, x.device)
+
+
+def moveaxis(x, source, destination, /):
+    check_array(x)
+    src = _axes_tuple(source, x.ndim, "moveaxis")
+    dst = _axes_tuple(destination, x.ndim, "moveaxis")
+    if len(src) != len(dst):
+        raise ValueError(f"moveaxis: source {source} and destination {destination} have different lengths")
+    if len(set(src)) != len(src) or len(set(dst)) != len(dst):
+        raise ValueError(f"moveaxis: repeated axis in source {source} or destination {destination}")
+    perm = [a for a in range(x.ndim) if a not in src]
+    for d, s in sorted(zip(dst, src)):
+        perm.insert(d, s)
+    return Array._wrap(ops.transpose(x._node, perm), x.device)
+
+
+def tile(x, repetitions, /):
+    check_array(x)
+    reps = tuple(operator.index(r) for r in repetitions)
+    if any(r < 0 for r in reps):
+        raise ValueError(f"tile: repetitions must be non-negative, got {repetitions}")
+    ndim = max(x.ndim, len(reps))
+    reps = (1,) * (ndim - len(reps)) + reps
+    shape = (1,) * (ndim - x.ndim) + x.shape
+    # x's axes interleaved with one new axis of length r before each: broadcast, then merge pairs
+    wide = tuple(n for pair in zip(reps, shape) for n in pair)
+    node = ops.broadcast_in_dim(ops.reshape(x._node, shape), wide, tuple(range(1, 2 * ndim, 2)))
+    return Array._wrap(ops.reshape(node, tuple(r * n for r, n in zip(reps, shape))), x.device)
+
+
+def repeat(x, repeats, /, *, axis=None):
+    """An int `repeats` is static (a broadcast); an array `repeats` fixes the output length by
+    its values: one sync reads its sum (and its minimum, to reject negative counts)."""
+    check_array(x)
+    if axis is None:
+        x, axis = reshape(x, (-1,)), 0
+    axis = normalize_axis(axis, x.ndim)
+    size = x.shape[axis]
+    if isinstance(repeats, Array):
+        return _repeat_array(x, repeats, axis, size)
+    if isinstance(repeats, bool) or not isinstance(repeats, int):
+        raise TypeError(f"repeat: repeats must be an int or an integer array, got {type(repeats).__name__}")
+    if repeats < 0:
+        raise ValueError(f"repeat: repeats must be non-negative, got {repeats}")
+    wide = x.shape[:axis + 1] + (repeats,) + x.shape[axis + 1:]
+    dims = tuple(i if i <= axis else i + 1 for i in range(x.ndim))
+    node = ops.broadcast_in_dim(x._node, wide, dims)
+    out = x.shape[:axis] + (size * repeats,) + x.shape[axis + 1:]
+    return Array._wrap(ops.reshape(node, out), x.device)
+
+
+def _repeat_array(x, repeats, axis, size):
+    from . import _engine
+    from ._advanced_indexing import full
+    if repeats.dtype not in dt.CATEGORIES["integral"]:
+        raise TypeError(f"repeat: repeats must have an integer dtype, got {repeats.dtype}")
+    if repeats.shape not in ((1,), (size,)):
+        raise ValueError(f"repeat: repeats must have shape (1,) or ({size},), got {repeats.shape}")
+    if repeats.device != x.device:
+        raise ValueError(f"repeat: repeats is on {repeats.device}, x on {x.device}")
+    counts = ops.broadcast_to(ops.convert(repeats._node, dt.int64), (size,))
+    if size == 0:
+        return Array._wrap(x._node, x.device)
+    ends = ops.cumulative(counts, 0, "add")
+    total_node = ops.slice_(ends, (size - 1,), (size,))
+    low_node = ops.reduce(counts, (0,), "min")
+    _engine.realize([ends, total_node, low_node], x.device, "repeat")
+    total = int(_engine.to_numpy(total_node, x.device, "repeat")[0])
+    if int(_engine.to_numpy(low_node, x.device, "repeat")) < 0:
+        raise ValueError("repeat: repeats must be non-negative")
+    out_shape = x.shape[:axis] + (total,) + x.shape[axis + 1:]
+    if total == 0:
+        return Array._wrap(full(0, x.dtype, out_shape), x.device)
+    # source of output slot j = number of elements whose run ends at or before j: a 1 at each
+    # run end (ends == total falls in the spare last slot), then an inclusive cumsum
+    marks = ops.scatter_points(full(0, dt.int64, (total + 1,)), ops.reshape(ends, (size, 1)),
+                               full(1, dt.int64, (size,)), (0,), mode="add")
+    source = ops.slice_(ops.cumulative(marks, 0, "add"), (0,), (total,))
+    picked = ops.gather_points(x._node, ops.reshape(source, (total, 1)), (axis,))
+    # gather puts the picked axis first: move it back
+    perm = list(range(1, x.ndim))
+    perm.insert(axis, 0)
+    return Array._wrap(ops.transpose(picked, perm), x.device)

@@ -430,9 +430,13 @@ def _total_order_less(e, a, b):
                      "comparison_direction = #stablehlo<comparison_direction NE>, "
                      "compare_type = #stablehlo<comparison_type FLOAT>")
         nan = e.constant(np.nan, (), v.dtype)
-        # -0.0 and 0.0 compare equal under the standard's sort: fold -0.0 to 0.0
+        # -0.0 and 0.0 are equal keys (a stable sort keeps their order): fold -0.0 to +0.0 with a
+        # select, since XLA simplifies v + 0.0 away
         zero = e.constant(0.0, (), v.dtype)
-        v = e.op("stablehlo.add", (v, zero), (), v.dtype)
+        iszero = e.op("stablehlo.compare", (v, zero), (), dt.bool,
+                      "comparison_direction = #stablehlo<comparison_direction EQ>, "
+                      "compare_type = #stablehlo<comparison_type FLOAT>")
+        v = e.op("stablehlo.select", (iszero, zero, v), (), v.dtype)
         return e.op("stablehlo.select", (isnan, nan, v), (), v.dtype)
     return e.op("stablehlo.compare", (canon(a), canon(b)), (), dt.bool,
                 "comparison_direction = #stablehlo<comparison_direction LT>, "

@@ -1,0 +1,38 @@
+"""Sorting functions of the standard: sort and argsort, both lazy (one stablehlo.sort each).
+
+Order (the standard leaves NaNs and signed zeros to the implementation): NaN sorts as the
+largest value, so NaNs come last ascending and first descending (numpy's ascending order; the
+descending order of torch, JAX and array-api-strict). Signed zeros follow the comparator of
+ops.sort (today -0.0 sorts before +0.0). Complex values sort lexicographically by (real, imag). Descending keeps stability:
+the comparator is "greater than", so equal elements stay in input order.
+"""
+from __future__ import annotations
+
+from . import _dtypes as dt
+from . import _ops as ops
+from ._array_object import Array
+from ._helpers import check_array, normalize_axis
+
+
+def _axis(x, axis, fname):
+    check_array(x)
+    if x.ndim == 0:
+        raise ValueError(f"{fname}: cannot sort a 0-D array (axis {axis} needs at least one dimension)")
+    return normalize_axis(axis, x.ndim)
+
+
+def sort(x, /, *, axis=-1, descending=False, stable=True):
+    axis = _axis(x, axis, "sort")
+    if x.shape[axis] <= 1:
+        return Array._wrap(x._node, x.device)  # a new handle: mutating it leaves x alone
+    out, = ops.sort([x._node], axis, descending=bool(descending), stable=bool(stable))
+    return Array._wrap(out, x.device)
+
+
+def argsort(x, /, *, axis=-1, descending=False, stable=True):
+    axis = _axis(x, axis, "argsort")
+    positions = ops.iota(x.shape, axis, dt.DEFAULT_INDEX)
+    if x.shape[axis] <= 1:
+        return Array._wrap(positions, x.device)
+    _, order = ops.sort([x._node, positions], axis, descending=bool(descending), stable=bool(stable))
+    return Array._wrap(order, x.device)
