@@ -1,3 +1,7 @@
+import os
+
+os.environ.setdefault("SCIPY_ARRAY_API", "1")  # before anything imports scipy or sklearn
+
 import numpy as np
 import pytest
 
