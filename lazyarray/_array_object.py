@@ -33,6 +33,10 @@ class Array:
                 _engine.cut_graph()
         return self
 
+    def _pending_node(self):
+        """The node to compute at a sync (a view answers without re-reading its base)."""
+        return self._node
+
     def _rebind(self, node):
         """In-place update: the handle now names a new node (the old value stays valid for any
         graph that already used it)."""
@@ -132,17 +136,26 @@ class Array:
         return int(self._scalar_value("index"))
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        legacy = max_version is None or tuple(max_version) < (1, 0)  # unversioned capsule
         if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
-            raise BufferError(f"cannot export to dlpack device {dl_device}")
-        if copy is False:
-            raise BufferError("lazyarray exports dlpack through a host copy; copy=False is not possible")
-        host = self._value("dlpack")
-        if max_version is not None and max_version >= (1, 0):
-            return host.__dlpack__(max_version=max_version)
-        return host.__dlpack__()
+            if copy is False or tuple(dl_device)[0] != _DL_CPU:
+                raise BufferError(f"cannot export an array on {self._device} to dlpack device "
+                                  f"{tuple(dl_device)}{' without a copy' if copy is False else ''}")
+            copy = True  # to the host: a copy the consumer owns
+        if copy:
+            host = self._value("dlpack")
+            return host.__dlpack__() if legacy else host.__dlpack__(max_version=max_version, copy=True)
+        # No copy: export the device buffer itself. Nodes never change once computed, so the
+        # consumer's view stays valid; donation skips a buffer that has an external reference.
+        node = self._node
+        if node.op is not None:
+            _engine.realize([node], self._device, "dlpack")
+        buf = node.buffer if node.buffer is not None else _engine._input_buffer(node, self._device)
+        return buf.__dlpack__(stream=stream, max_version=None if legacy else max_version, copy=copy)
 
     def __dlpack_device__(self):
-        return (1, 0)  # kDLCPU: the export goes through a host copy
+        kind = _DL_DEVICE_TYPES.get(self._device.platform, _DL_CPU)
+        return (kind, 0 if kind == _DL_CPU else self._device.id)
 
     def __repr__(self):
         body = np.array2string(self._value("repr"), separator=", ", prefix="Array(")
@@ -175,6 +188,46 @@ class Array:
     def __setitem__(self, key, value):
         from ._indexing import setitem
         setitem(self, key, value)
+
+
+_DL_CPU = 1  # DLPack device types (dlpack.h's DLDeviceType)
+_DL_DEVICE_TYPES = {"cpu": _DL_CPU, "cuda": 2, "gpu": 2, "rocm": 10}
+
+
+class _View(Array):
+    """What basic indexing returns. Like a numpy view: a write through it reaches its base (so
+    `f(x[k])` that mutates its argument updates x, as scikit-learn's _add_to_diagonal expects),
+    and it shows writes made to the base after it was taken (it is read again, lazily)."""
+    __slots__ = ("_base", "_key", "_seen", "_own")
+
+    @classmethod
+    def _make(cls, base, key, node):
+        self = object.__new__(cls)
+        self._base, self._key, self._seen, self._own = base, key, base._node, node
+        self._device = base._device
+        if node.op is not None:
+            pending.add(self)
+        return self
+
+    @property
+    def _node(self):
+        base_node = self._base._node
+        if base_node is not self._seen:  # the base was written since: read the view again
+            from ._indexing import read_basic
+            self._seen = base_node
+            self._own = read_basic(self._base, self._key)
+        return self._own
+
+    def _pending_node(self):
+        return self._own
+
+    def _rebind(self, node):
+        from ._indexing import setitem
+        self._own = node
+        setitem(self._base, self._key, Array._wrap(node, self._device))
+        self._seen = self._base._node
+        if node.op is not None:
+            pending.add(self)
 
 
 def _leaf(buffer, host):

@@ -16,19 +16,18 @@ class DType:
         self.kind = kind  # 'b' bool, 'i' signed, 'u' unsigned, 'f' real float, 'c' complex
         self.bits = bits
 
+    @property
+    def dtype(self):
+        """The numpy dtype: lets numpy read ours (np.dtype(xp.float64), np.zeros(n, dtype=xp.int8))."""
+        return self.np
+
     def __repr__(self):
         return f"lazyarray.{self.name}"
 
     __str__ = __repr__
 
-    def __eq__(self, other):
-        # numpy dtypes and names compare equal too, so consumers that pass np.float64 work.
-        if isinstance(other, DType):
-            return self is other
-        return False
-
-    def __hash__(self):
-        return hash(self.name)
+    # Equality and hashing are object identity (the default, at C speed: dtype membership
+    # tests sit on every op's tracing path); a numpy dtype or a name never equals a DType.
 
     def __reduce__(self):
         return (_by_name, (self.name,))
@@ -52,6 +51,7 @@ ALL = (bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
        float32, float64, complex64, complex128)
 _BY_NAME = {d.name: d for d in ALL}
 _BY_NP = {d.np: d for d in ALL}
+NUMPY_DTYPES = frozenset(_BY_NP)
 
 
 def _by_name(name):

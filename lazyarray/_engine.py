@@ -73,7 +73,8 @@ def realize(nodes, device, cause):
     syncs[cause] = syncs.get(cause, 0) + 1
     sites[(cause, site)] = sites.get((cause, site), 0) + 1
     target_ids = {id(t) for t in targets}
-    candidates = [h._node for h in pending.live() if h._device == device and id(h._node) not in target_ids]
+    candidates = [n for n in (h._pending_node() for h in pending.live() if h._device == device)
+                  if id(n) not in target_ids]
     if cause == "cut":
         outputs = _unique(targets + candidates)
         order, leaves = toposort(outputs)
@@ -94,7 +95,7 @@ def cut_graph():
     a loop that never reads a value still runs in bounded, repeating graphs."""
     by_device = collections.defaultdict(list)
     for h in pending.live():
-        by_device[h._device].append(h._node)
+        by_device[h._device].append(h._pending_node())
     for device, nodes in by_device.items():
         realize(nodes, device, "cut")
     pending.nodes_since_sync = 0

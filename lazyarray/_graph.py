@@ -74,7 +74,7 @@ class _Pending:
         out, refs, seen = [], [], set()
         for r in self._refs:
             h = r()
-            if h is not None and h._node.op is not None and id(h) not in seen:
+            if h is not None and h._pending_node().op is not None and id(h) not in seen:
                 seen.add(id(h))
                 out.append(h)
                 refs.append(r)

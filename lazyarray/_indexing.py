@@ -11,9 +11,11 @@ from __future__ import annotations
 import builtins
 import operator
 
+import numpy as np
+
 from . import _dtypes as dt
 from . import _ops as ops
-from ._array_object import Array
+from ._array_object import Array, _View
 
 
 class _Axis:
@@ -104,13 +106,36 @@ def _read_basic(node, axes, out_shape):
     return ops.reshape(node, out_shape)
 
 
+def _host_arrays_to_ours(key, x):
+    """numpy arrays in an index act as our arrays of the same values (scikit-learn indexes with
+    numpy index arrays: `y[train_indices]`)."""
+    if isinstance(key, np.ndarray):
+        return _from_numpy_index(key, x)
+    if isinstance(key, tuple) and any(isinstance(k, np.ndarray) for k in key):
+        return tuple(_from_numpy_index(k, x) if isinstance(k, np.ndarray) else k for k in key)
+    return key
+
+
+def _from_numpy_index(k, x):
+    from ._creation_functions import asarray
+    if k.dtype.kind not in "biu":
+        raise IndexError(f"numpy index arrays must be integer or boolean, got {k.dtype}")
+    return asarray(k, device=x.device)
+
+
+def read_basic(x, key):
+    """The node of x[key] for a basic key (integers, slices, ellipsis, None)."""
+    axes, out_shape = _plan(x, _expand(key, x.ndim))
+    if 0 in out_shape:
+        return ops.constant(0, x.dtype, out_shape)
+    return _read_basic(x._node, axes, out_shape)
+
+
 def getitem(x, key):
+    key = _host_arrays_to_ours(key, x)
     items = _expand(key, x.ndim)
     if _is_basic(items):
-        axes, out_shape = _plan(x, items)
-        if 0 in out_shape:
-            return Array._wrap(ops.constant(0, x.dtype, out_shape), x._device)
-        return Array._wrap(_read_basic(x._node, axes, out_shape), x._device)
+        return _View._make(x, key, read_basic(x, key))
     from ._advanced_indexing import getitem_advanced
     return getitem_advanced(x, items)
 
@@ -133,6 +158,7 @@ def _value_node(x, value):
 
 
 def setitem(x, key, value):
+    key = _host_arrays_to_ours(key, x)
     items = _expand(key, x.ndim)
     vnode = _value_node(x, value)
     if not _is_basic(items):

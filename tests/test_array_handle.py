@@ -82,14 +82,29 @@ def test_inplace_operators_rebind_the_handle_only():
     np.testing.assert_array_equal(np.asarray(copy), [0.0, 1.0, 2.0, 3.0])
 
 
-def test_setitem_keeps_other_handles_on_the_old_value():
+def test_copies_keep_the_old_value_and_views_follow_their_base():
     a = xp.zeros((3, 3))
-    b = a[1]
-    c = xp.asarray(a, copy=True)
+    view = a[1]
+    copy = xp.asarray(a, copy=True)
+    taken = xp.take(a, xp.asarray([1]), axis=0)  # advanced indexing copies, as in numpy
     a[1, :] = 5.0
-    np.testing.assert_array_equal(np.asarray(b), [0.0, 0.0, 0.0])
-    np.testing.assert_array_equal(np.asarray(c), np.zeros((3, 3)))
-    np.testing.assert_array_equal(np.asarray(a)[1], [5.0, 5.0, 5.0])
+    np.testing.assert_array_equal(np.asarray(view), [5.0, 5.0, 5.0])
+    np.testing.assert_array_equal(np.asarray(copy), np.zeros((3, 3)))
+    np.testing.assert_array_equal(np.asarray(taken), np.zeros((1, 3)))
+
+
+def test_writes_through_a_view_reach_the_base():
+    """scikit-learn mutates basic-index results in place (_add_to_diagonal(cov[k, :, :], ...))."""
+    n = np.zeros((2, 3, 3))
+    a = xp.asarray(n)
+    for arr, ns in ((a, np), (n, np)):
+        m = arr[1, :, :]
+        for i in range(3):
+            m[i, i] = m[i, i] + 1.5
+        inner = arr[0][2]
+        inner += 4.0
+    np.testing.assert_array_equal(np.asarray(a), n)
+    np.testing.assert_array_equal(np.asarray(a)[1], np.eye(3) * 1.5)
 
 
 def test_inplace_that_would_change_dtype_raises_and_leaves_array_intact():
