@@ -7,12 +7,8 @@ LAZYARRAY_MAX_GRAPHS_PER_SITE  raise when one call site compiles more distinct g
 LAZYARRAY_EXPLAIN_MISSES   1: print why each compile missed the cache (default 0)
 LAZYARRAY_DUMP_DIR         write each compiled program's StableHLO there (default: none)
 LAZYARRAY_PLATFORM         XLA platform: cpu, cuda, rocm, tpu (default: the best one available)
-LAZYARRAY_TIERED           1: compile a graph seen for the first time cheaply, and again with full
-                           optimisation in the background once it repeats (default 1)
-LAZYARRAY_TIERED_MAX_ELEMENTS  largest value (elements) of a graph that may get the cheap compile (4096)
 LAZYARRAY_POOL_BYTES       device memory kept from dead arrays for reuse as outputs (default 1 GiB; 0: off)
 LAZYARRAY_POOL_MIN_BYTES   smallest buffer worth recycling (default 1 MiB)
-LAZYARRAY_OPTIMIZE_AFTER   cache hits before a graph gets its optimised compile (default 2)
 """
 import os
 
@@ -29,8 +25,5 @@ max_graphs_per_site = _int("LAZYARRAY_MAX_GRAPHS_PER_SITE", 0)
 explain_misses = os.environ.get("LAZYARRAY_EXPLAIN_MISSES", "0") not in ("", "0")
 dump_dir = os.environ.get("LAZYARRAY_DUMP_DIR") or None
 platform = os.environ.get("LAZYARRAY_PLATFORM") or None
-tiered = os.environ.get("LAZYARRAY_TIERED", "1") not in ("", "0")
-optimize_after = _int("LAZYARRAY_OPTIMIZE_AFTER", 2)
-tiered_max_elements = _int("LAZYARRAY_TIERED_MAX_ELEMENTS", 4096)
 pool_max_bytes = _int("LAZYARRAY_POOL_BYTES", 1 << 30)
 pool_min_bytes = _int("LAZYARRAY_POOL_MIN_BYTES", 1 << 20)

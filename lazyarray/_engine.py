@@ -18,35 +18,11 @@ from ._pool import pool
 
 
 class _Compiled:
-    """A cached program. Tiered: a first-seen graph gets a cheap compile; once it repeats, an
-    optimised compile runs in the background and replaces it when ready."""
-    __slots__ = ("executable", "text_hash", "optimized", "hits", "future", "text", "disk_path")
+    __slots__ = ("executable", "text_hash")
 
-    def __init__(self, executable, text_hash, optimized, text, disk_path):
+    def __init__(self, executable, text_hash):
         self.executable = executable
         self.text_hash = text_hash
-        self.optimized = optimized
-        self.hits = 0
-        self.future = None
-        self.text = None if optimized else text  # kept only until the optimised compile
-        self.disk_path = disk_path
-
-    def on_hit(self, device):
-        self.hits += 1
-        if self.optimized:
-            return
-        if self.future is None:
-            if self.hits >= _config.optimize_after:
-                self.future = _runtime.compile_in_background(self.text, device._pjrt)
-        elif self.future.done():
-            try:
-                self.executable = self.future.result()
-                metrics.optimized_compiles += 1
-                if self.disk_path:
-                    _runtime.store_serialized(self.disk_path, self.executable, device._pjrt)
-            except Exception:  # keep the cheap executable: it is correct, only slower
-                pass
-            self.optimized, self.future, self.text = True, None, None
 
 
 _cache = collections.OrderedDict()     # (device, structural key) -> _Compiled
@@ -162,7 +138,6 @@ def _run(order, leaves, outputs, device, site):
     else:
         metrics.cache_hits += 1
         _cache.move_to_end(key)
-        compiled.on_hit(device)
     inputs = [_input_buffer(leaf, device) for leaf in leaves] + recycled
     t0 = time.perf_counter()
     results = _runtime.execute(compiled.executable, inputs)
@@ -222,36 +197,23 @@ def _compile(key, order, leaves, outputs, device, site, donated):
             f.write(text)
     t0 = time.perf_counter()
     path = _runtime.disk_path(text, device._pjrt)
-    executable, optimized = None, True
-    if path:
-        # the optimised program if a process stored one, else its cheap first-tier version
-        executable = _runtime.load_serialized(path, device._pjrt)
-        if executable is None:
-            executable = _runtime.load_serialized(path + ".tier1", device._pjrt)
-            optimized = executable is None
+    executable = _runtime.load_serialized(path, device._pjrt) if path else None
     if executable is not None:
         metrics.disk_hits += 1
     else:
-        optimized = not _config.tiered or _largest(order, leaves) > _config.tiered_max_elements
         try:
-            executable = _runtime.compile_text(text, device._pjrt, optimize=optimized)
+            executable = _runtime.compile_text(text, device._pjrt)
         except Exception as exc:
             raise RuntimeError(f"lazyarray: XLA rejected the program built at {site}: {exc}\n{text}") from exc
         metrics.compiles += 1
         if path:
-            _runtime.store_serialized(path if optimized else path + ".tier1", executable, device._pjrt)
+            _runtime.store_serialized(path, executable, device._pjrt)
     metrics.compile_seconds += time.perf_counter() - t0
-    compiled = _Compiled(executable, text_hash, optimized, text, path)
+    compiled = _Compiled(executable, text_hash)
     _cache[key] = compiled
     if len(_cache) > _config.cache_size:
         _cache.popitem(last=False)
     return compiled
-
-
-def _largest(order, leaves):
-    """Elements in the graph's largest value. Unoptimised code runs 10-40x slower, so only graphs
-    on small data get the cheap first compile."""
-    return max((math.prod(n.shape) for n in (*order, *leaves)), default=0)
 
 
 def to_numpy(node, device, cause):

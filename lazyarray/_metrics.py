@@ -12,8 +12,7 @@ class Metrics:
 
     def reset(self):
         self.nodes_traced = 0
-        self.compiles = 0               # compiles the user waited for
-        self.optimized_compiles = 0     # optimised recompiles of repeating graphs (background)
+        self.compiles = 0
         self.cache_hits = 0
         self.cache_misses = 0
         self.disk_hits = 0
@@ -32,7 +31,6 @@ class Metrics:
         return {
             "nodes_traced": self.nodes_traced,
             "compiles": self.compiles,
-            "optimized_compiles": self.optimized_compiles,
             "cache_hits": self.cache_hits,
             "cache_misses": self.cache_misses,
             "disk_cache_hits": self.disk_hits,
@@ -55,8 +53,7 @@ class Metrics:
             f"  nodes traced        {self.nodes_traced}",
             f"  programs executed   {self.executions}",
             f"  cache hits/misses   {self.cache_hits}/{self.cache_misses} ({100 * self.hit_rate():.1f}% hits)",
-            f"  compiles            {self.compiles} ({self.disk_hits} loaded from disk, "
-            f"{self.optimized_compiles} optimised in the background)",
+            f"  compiles            {self.compiles} ({self.disk_hits} loaded from disk)",
             f"  compile time        {self.compile_seconds * 1e3:.1f} ms",
             f"  execute time        {self.execute_seconds * 1e3:.1f} ms",
             f"  bytes to device     {self.bytes_to_device}",

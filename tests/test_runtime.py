@@ -1,4 +1,4 @@
-"""The runtime layer and the compile caches: in memory, tiered, and on disk across processes."""
+"""The runtime layer and the compile caches: in memory and on disk across processes."""
 import os
 import subprocess
 import sys
@@ -35,7 +35,7 @@ def test_second_process_compiles_nothing(tmp_path):
     assert c2 == 0, "a second process with the same cache directory must not compile"
     assert d2 == c1
     assert v1 == v2
-    assert any(f.endswith(".xla") or f.endswith(".tier1") for _, _, fs in os.walk(tmp_path) for f in fs)
+    assert any(f.endswith(".xla") for _, _, fs in os.walk(tmp_path) for f in fs)
 
 
 def test_corrupt_disk_entry_is_recompiled(tmp_path, monkeypatch, fresh):
@@ -48,29 +48,6 @@ def test_corrupt_disk_entry_is_recompiled(tmp_path, monkeypatch, fresh):
                 fh.write(b"garbage")
     _engine.clear_cache()
     assert float(xp.sum(a * 3.0)) == 30.0
-
-
-def test_tiered_small_graph_gets_optimised_after_repeats(fresh, monkeypatch):
-    monkeypatch.setattr(_config, "tiered", True)
-    monkeypatch.setattr(_config, "optimize_after", 1)
-    x = xp.asarray(np.ones(8))
-    for _ in range(3):
-        float(xp.sum(x + 1.0))
-    compiled = list(_engine._cache.values())[-1]
-    if compiled.future is not None:
-        compiled.future.result()
-    float(xp.sum(x + 1.0))
-    assert compiled.optimized
-    assert fresh.optimized_compiles == 1
-    assert fresh.compiles == 1
-    assert float(xp.sum(x + 1.0)) == 16.0
-
-
-def test_large_graphs_skip_the_cheap_tier(fresh, monkeypatch):
-    monkeypatch.setattr(_config, "tiered_max_elements", 100)
-    x = xp.asarray(np.ones((50, 50)))
-    float(xp.sum(x * 2.0))
-    assert list(_engine._cache.values())[-1].optimized
 
 
 def test_in_memory_cache_is_bounded(fresh, monkeypatch):
