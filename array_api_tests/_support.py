@@ -202,9 +202,23 @@ def _int_bounds(name):
     return int(i.min), int(i.max)
 
 
+def _representable(lo, hi, width):
+    """Bounds rounded inward to floats of the given width (hypothesis insists on it)."""
+    if width == 64:
+        return float(lo), float(hi)
+    f32 = np.float32
+    l, h = f32(lo), f32(hi)
+    if float(l) < lo:
+        l = np.nextafter(l, f32(np.inf))
+    if float(h) > hi:
+        h = np.nextafter(h, f32(-np.inf))
+    return float(l), float(h)
+
+
 def _real_values(width, lo, hi, allow_nan, allow_inf):
     # No subnormals: XLA flushes them on the CPU and the standard leaves them out of scope.
     tiny = 1e-6 if width == 32 else 1e-12
+    lo, hi = _representable(lo, hi, width)
     body = st.floats(min_value=lo, max_value=hi, width=width, allow_subnormal=False,
                      allow_nan=False, allow_infinity=False).filter(
         lambda v: v == 0 or abs(v) >= tiny)

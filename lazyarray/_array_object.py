@@ -181,11 +181,11 @@ class Array:
         return (_ns.asarray, (self._value("pickle"),))
 
     # ------------------------------------------------------------ indexing
-    def __getitem__(self, key):
+    def __getitem__(self, key, /):
         from ._indexing import getitem
         return getitem(self, key)
 
-    def __setitem__(self, key, value):
+    def __setitem__(self, key, value, /):
         from ._indexing import setitem
         setitem(self, key, value)
 
@@ -288,30 +288,44 @@ def _fast_path(opname, attrs, kinds):
 _SCALAR_TYPES = (Array, builtins.bool, int, float, complex)
 
 
+def _numpy_scalar(value):
+    """A numpy scalar acts as the Python scalar of its kind (weakly typed: x * np.float64(2)
+    keeps x's dtype) rather than turning the array into numpy; anything else is not ours."""
+    if isinstance(value, np.generic) and value.dtype.kind in "biufc":
+        return value.item()
+    return NotImplemented
+
+
 def _binary(name, fname):
     fast = _fast_path(*_FAST[name]) if name in _FAST else None
 
-    def op(self, other):
+    def op(self, other, /):
         if fast is not None:
             r = fast(self, other, False)
             if r is not None:
                 return r
         if not isinstance(other, _SCALAR_TYPES):
-            return NotImplemented
+            other = _numpy_scalar(other)
+            if other is NotImplemented:
+                return NotImplemented
         return getattr(_ns, fname)(self, other)
 
-    def rop(self, other):
+    def rop(self, other, /):
         if fast is not None:
             r = fast(self, other, True)
             if r is not None:
                 return r
         if not isinstance(other, _SCALAR_TYPES):
-            return NotImplemented
+            other = _numpy_scalar(other)
+            if other is NotImplemented:
+                return NotImplemented
         return getattr(_ns, fname)(other, self)
 
-    def iop(self, other):
+    def iop(self, other, /):
         if not isinstance(other, _SCALAR_TYPES):
-            return NotImplemented
+            other = _numpy_scalar(other)
+            if other is NotImplemented:
+                return NotImplemented
         result = op(self, other)
         if result.dtype != self.dtype or result.shape != self.shape:
             raise ValueError(f"in-place {fname} would change the array from {self.dtype}{list(self.shape)} "

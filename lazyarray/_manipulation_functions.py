@@ -64,7 +64,7 @@ def broadcast_shapes_(*shapes):
     return broadcast_shapes(*(tuple(s) for s in shapes))
 
 
-def expand_dims(x, /, axis=0):
+def expand_dims(x, /, axis):
     check_array(x)
     axes = axis if isinstance(axis, tuple) else (axis,)
     n = x.ndim + len(axes)
