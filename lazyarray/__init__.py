@@ -23,20 +23,30 @@ from ._data_type_functions import astype, can_cast, finfo, iinfo, isdtype, resul
 from ._elementwise_functions import FUNCTIONS as _ELEMENTWISE, clip  # noqa: E402
 from ._linear_algebra_functions import matmul, tensordot, vecdot  # noqa: E402
 from ._manipulation_functions import (  # noqa: E402
-    broadcast_arrays, broadcast_to, concat, expand_dims, matrix_transpose, permute_dims,
-    reshape, squeeze, stack,
+    broadcast_arrays, broadcast_to, concat, expand_dims, flip, matrix_transpose, moveaxis,
+    permute_dims, repeat, reshape, roll, squeeze, stack, tile, unstack,
+)
+from ._sorting_functions import argsort, sort  # noqa: E402
+from ._set_functions import (  # noqa: E402
+    isin, unique_all, unique_counts, unique_inverse, unique_values,
 )
 from ._manipulation_functions import broadcast_shapes_ as broadcast_shapes  # noqa: E402
 from ._statistical_functions import (  # noqa: E402
     cumulative_prod, cumulative_sum, max, mean, min, prod, std, sum, var,
 )
 from ._utility_functions import all, any, diff  # noqa: E402
+from ._indexing_functions import take, take_along_axis  # noqa: E402
+from ._searching_functions import (  # noqa: E402
+    argmax, argmin, count_nonzero, nonzero, searchsorted, where,
+)
 from ._info import __array_namespace_info__  # noqa: E402
 from ._devices import Device  # noqa: E402
 from ._debug import evaluate, graph_dot, graph_text, report, stablehlo  # noqa: E402
 from ._metrics import metrics  # noqa: E402
 from . import _config as config  # noqa: E402
 from ._engine import clear_cache  # noqa: E402
+from . import fft  # noqa: E402
+from . import linalg  # noqa: E402
 
 globals().update(_ELEMENTWISE)
 
