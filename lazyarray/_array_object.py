@@ -12,6 +12,7 @@ import numpy as np
 
 from . import _dtypes as dt
 from . import _config, _engine
+from ._pool import pool
 from ._graph import bind as _bind, leaf_from_host as _leaf_from_host, pending
 
 
@@ -151,6 +152,7 @@ class Array:
         if node.op is not None:
             _engine.realize([node], self._device, "dlpack")
         buf = node.buffer if node.buffer is not None else _engine._input_buffer(node, self._device)
+        pool.pin(buf)
         return buf.__dlpack__(stream=stream, max_version=None if legacy else max_version, copy=copy)
 
     def __dlpack_device__(self):

@@ -83,11 +83,13 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
         host = np.asarray(obj)
         if dtype is not None:
             host = host.astype(dt.as_dtype(dtype).np)
-        elif host.dtype.kind not in "biufc" or host.dtype not in {d.np for d in dt.ALL}:
+        elif not host.dtype.isnative:
+            host = host.astype(host.dtype.newbyteorder("="))
+        if host.dtype not in dt.NUMPY_DTYPES:
             raise TypeError(f"numpy dtype {host.dtype} has no Array API counterpart")
-        return from_host(np.ascontiguousarray(host), device)
+        return from_host(np.asarray(host, order="C"), device)  # (ascontiguousarray makes 0-D 1-D)
     if isinstance(obj, (builtins.bool, int, float, complex)) or isinstance(obj, (list, tuple)):
-        _check_nested(obj)
+        obj = _check_nested(obj)
         target = _dtype_or(dtype, None) or _infer_dtype(obj)
         if isinstance(obj, int) and not isinstance(obj, builtins.bool) and target.kind in "iu":
             info = np.iinfo(target.np)
@@ -101,11 +103,17 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
 
 
 def _check_nested(obj):
+    """Nested sequences hold Python scalars; 0-D arrays are read (a sync) as their scalar."""
     if isinstance(obj, (list, tuple)):
-        for o in obj:
-            _check_nested(o)
-    elif isinstance(obj, Array):
-        raise TypeError("asarray of a sequence containing lazyarray arrays: use stack() instead")
+        return [_check_nested(o) for o in obj]
+    if isinstance(obj, Array):
+        if obj.ndim != 0:
+            raise TypeError("asarray of a sequence holding arrays of dimension > 0: use stack()")
+        return obj._value("asarray").item()
+    if not isinstance(obj, (builtins.bool, int, float, complex)):
+        raise TypeError(f"asarray: a nested sequence may hold only Python scalars, got "
+                        f"{type(obj).__name__}")
+    return obj
 
 
 def full(shape, fill_value, *, dtype=None, device=None):
@@ -123,8 +131,18 @@ def full(shape, fill_value, *, dtype=None, device=None):
     return Array._wrap(ops.broadcast_in_dim(ops.scalar(fill_value, dtype), shape, ()), device)
 
 
+def _splat(value, dtype, shape):
+    """A structural constant of any shape (zero-size included) as one broadcast scalar."""
+    return ops.broadcast_in_dim(ops.constant(value, dtype), shape, ())
+
+
+def _param(value, dtype, shape):
+    """A graph parameter (not part of the compiled program's key) broadcast to shape."""
+    return ops.broadcast_in_dim(ops.scalar(value, dtype), shape, ())
+
+
 def _filled(value, shape, dtype, device):
-    return Array._wrap(ops.constant(value, dtype, _shape(shape)), check_device(device))
+    return Array._wrap(_splat(value, dtype, _shape(shape)), check_device(device))
 
 
 def zeros(shape, *, dtype=None, device=None):
@@ -169,22 +187,29 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
     if stop is None:
         start, stop = 0, start
     for v in (start, stop, step):
-        if isinstance(v, (Array, complex)) or not isinstance(v, (int, float, np.number)):
+        if isinstance(v, (builtins.bool, complex, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
             raise TypeError(f"arange: expected real Python scalars, got {v!r}")
     if step == 0:
         raise ValueError("arange: step must not be zero")
-    if dtype is None:
-        dtype = dt.DEFAULT_FLOAT if any(isinstance(v, float) for v in (start, stop, step)) else dt.DEFAULT_INT
-    dtype = dt.as_dtype(dtype)
-    n = max(0, math.ceil((stop - start) / step))
+    floats = any(isinstance(v, (float, np.floating)) for v in (start, stop, step))
+    dtype = _dtype_or(dtype, dt.DEFAULT_FLOAT if floats else dt.DEFAULT_INT)
+    if dtype.kind not in "iuf":
+        raise TypeError(f"arange: dtype must be a real numeric dtype, got {dtype}")
+    if floats:
+        n = max(0, math.ceil((stop - start) / step))
+    else:
+        n = max(0, -((start - stop) // step))  # exact ceil((stop - start) / step) for big ints
     device = check_device(device)
-    idx = ops.iota((n,), 0, dtype)
     if n == 0:
-        return Array._wrap(ops.constant(0, dtype, (0,)), device)
+        return Array._wrap(_splat(0, dtype, (0,)), device)
+    # start + i * step: integers count in 64 bits (a negative step need not fit uint8), floats
+    # in the output dtype (as numpy)
+    work = dtype if dtype.kind == "f" else (dt.uint64 if dtype is dt.uint64 and step > 0 else dt.int64)
+    idx = ops.iota((n,), 0, work)
     if not (start == 0 and step == 1):
-        idx = ops.elementwise("stablehlo.multiply", idx, ops.broadcast_in_dim(ops.scalar(step, dtype), (n,), ()))
-        idx = ops.elementwise("stablehlo.add", idx, ops.broadcast_in_dim(ops.scalar(start, dtype), (n,), ()))
-    return Array._wrap(idx, device)
+        idx = ops.elementwise("stablehlo.multiply", idx, ops.broadcast_in_dim(ops.scalar(step, work), (n,), ()))
+        idx = ops.elementwise("stablehlo.add", idx, ops.broadcast_in_dim(ops.scalar(start, work), (n,), ()))
+    return Array._wrap(ops.convert(idx, dtype), device)
 
 
 def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
@@ -198,7 +223,7 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
         raise TypeError(f"linspace: dtype must be floating, got {dtype}")
     device = check_device(device)
     if num == 0:
-        return Array._wrap(ops.constant(0, dtype, (0,)), device)
+        return Array._wrap(_splat(0, dtype, (0,)), device)
     div = (num - 1) if endpoint else num
     shape = (num,)
     i = ops.iota(shape, 0, dtype)
@@ -220,21 +245,36 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
     n_cols = n_rows if n_cols is None else n_cols
     shape = _shape((n_rows, n_cols))
     dtype = _dtype_or(dtype, dt.DEFAULT_FLOAT)
+    k = max(-shape[0], min(shape[1], operator.index(k)))  # beyond the matrix: all zeros
     r = ops.iota(shape, 0, dt.int64)
     c = ops.iota(shape, 1, dt.int64)
-    diag = ops.compare(ops.elementwise("stablehlo.add", r, ops.constant(k, dt.int64, shape)), c, "EQ")
+    diag = ops.compare(ops.elementwise("stablehlo.add", r, _param(k, dt.int64, shape)), c, "EQ")
     return Array._wrap(ops.convert(diag, dtype), check_device(device))
 
 
 def from_dlpack(x, /, *, device=None, copy=None):
-    if copy is False:
-        raise BufferError("from_dlpack(copy=False): lazyarray always copies onto its device")
     if not hasattr(x, "__dlpack__"):
         raise TypeError(f"from_dlpack needs an object with __dlpack__, got {type(x).__name__}")
-    if device is not None and device != "cpu" and check_device(device) is None:
-        raise ValueError(f"unsupported device {device!r}")
-    host = np.from_dlpack(x)
-    return from_host(np.array(host, copy=True), check_device(device))
+    target = check_device(device if device is not None else _producer_device(x))
+    if isinstance(x, Array) and x.device == target:
+        return Array._wrap(x._node, target)  # computed nodes never change: sharing is a copy
+    if copy is False and target.platform != "cpu":
+        raise BufferError(f"from_dlpack(copy=False): cannot alias host memory on {target}")
+    host = np.from_dlpack(x, copy=copy)
+    dtype = dt.from_numpy(host.dtype)
+    if copy is False:
+        # No copy: the leaf aliases the producer's memory until a program first reads it.
+        return Array._wrap(leaf_from_host(host, tuple(host.shape), dtype), target)
+    return from_host(np.array(host, copy=True), target)
+
+
+def _producer_device(x):
+    """The producer's device when it is a CPU (kDLCPU); None (the default device) otherwise."""
+    try:
+        kind, _ = x.__dlpack_device__()
+    except (AttributeError, TypeError, ValueError, BufferError):
+        return None
+    return "cpu" if int(kind) == 1 else None
 
 
 def meshgrid(*arrays, indexing="xy"):
@@ -265,11 +305,12 @@ def _tri(x, k, lower):
     if not isinstance(x, Array) or x.ndim < 2:
         raise ValueError("tril/triu need an array of at least 2 dimensions")
     shape = x.shape
+    k = max(-shape[-2], min(shape[-1], k))
     r = ops.iota(shape, x.ndim - 2, dt.int64)
     c = ops.iota(shape, x.ndim - 1, dt.int64)
-    rk = ops.elementwise("stablehlo.add", r, ops.constant(k, dt.int64, shape))
+    rk = ops.elementwise("stablehlo.add", r, _param(k, dt.int64, shape))
     keep = ops.compare(c, rk, "LE" if lower else "GE")
-    return Array._wrap(ops.select(keep, x._node, ops.constant(0, x.dtype, shape)), x.device)
+    return Array._wrap(ops.select(keep, x._node, _splat(0, x.dtype, shape)), x.device)
 
 
 def tril(x, /, *, k=0):

@@ -15,7 +15,11 @@ from ._helpers import check_array
 def astype(x, dtype, /, *, copy=True, device=None):
     check_array(x)
     dtype = dt.as_dtype(dtype)
-    # complex -> real is unspecified by the standard; convert takes the real part, as numpy does
+    if x.dtype.kind == "c" and dtype.kind not in "cb":
+        # the standard asks consumers to say which part they mean (real(x) or imag(x))
+        raise TypeError(f"astype: cannot cast {x.dtype} to {dtype}; cast real(x) or imag(x)")
+    # float -> integer saturates at the integer's range and sends NaN to 0 (XLA's convert;
+    # the standard leaves out-of-range values unspecified)
     out = x
     if dtype is not x.dtype:
         out = Array._wrap(ops.convert(x._node, dtype), x.device)

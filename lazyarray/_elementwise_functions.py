@@ -6,19 +6,28 @@ already has the standard's meaning or a composition of primitives where StableHL
 """
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
+from . import _complex_math as cx
 from . import _dtypes as dt
 from . import _ops as ops
 from ._array_object import Array
-from ._helpers import binary_operands, check_array
+from ._helpers import binary_operands, broadcast_shapes, check_array
 
 E = ops.elementwise
 
 
 def _c(value, like):
-    """A structural constant shaped like node `like`."""
-    return ops.constant(value, like.dtype, like.shape)
+    """A 0-D structural constant of node `like`'s dtype: elementwise primitives broadcast 0-D
+    operands when lowered, so an operand needs no broadcast node."""
+    return ops.constant(value, like.dtype)
+
+
+def _splat(value, dtype, shape):
+    """A constant that is itself a result, so it must have the result's shape."""
+    return ops.broadcast_in_dim(ops.constant(value, dtype), shape, ())
 
 
 def _not(x):
@@ -30,7 +39,7 @@ def _isnan(x):
         re, im = _real(x), _imag(x)
         return E("stablehlo.or", _isnan(re), _isnan(im))
     if x.dtype.kind != "f":
-        return ops.constant(False, dt.bool, x.shape)
+        return _splat(False, dt.bool, x.shape)
     return ops.compare(x, x, "NE")
 
 
@@ -38,7 +47,7 @@ def _isinf(x):
     if x.dtype.kind == "c":
         return E("stablehlo.or", _isinf(_real(x)), _isinf(_imag(x)))
     if x.dtype.kind != "f":
-        return ops.constant(False, dt.bool, x.shape)
+        return _splat(False, dt.bool, x.shape)
     return ops.compare(E("stablehlo.abs", x), _c(np.inf, x), "EQ")
 
 
@@ -46,7 +55,7 @@ def _isfinite(x):
     if x.dtype.kind == "c":
         return E("stablehlo.and", _isfinite(_real(x)), _isfinite(_imag(x)))
     if x.dtype.kind != "f":
-        return ops.constant(True, dt.bool, x.shape)
+        return _splat(True, dt.bool, x.shape)
     return E("stablehlo.is_finite", x, dtype=dt.bool)
 
 
@@ -58,7 +67,7 @@ def _real(x):
 
 def _imag(x):
     if x.dtype.kind != "c":
-        return _c(0, x)
+        return _splat(0, x.dtype, x.shape)
     return E("stablehlo.imag", x, dtype=dt.real_of(x.dtype))
 
 
@@ -96,15 +105,16 @@ def _sign(x):
         return ops.select(zero, _c(0, x), q)
     if x.dtype.kind == "u":
         return ops.convert(ops.compare(x, _c(0, x), "NE"), x.dtype)
+    if x.dtype.kind == "f":
+        # sign(±0) is +0 (the standard); XLA folds x + 0.0 into x, so select instead
+        return ops.select(ops.compare(x, _c(0, x), "EQ"), _c(0, x), E("stablehlo.sign", x))
     return E("stablehlo.sign", x)
 
 
 def _log_base(x, base):
+    if x.dtype.kind == "c":
+        return cx.log_base(x, base)
     return E("stablehlo.divide", E("stablehlo.log", x), _c(np.log(base), x))
-
-
-def _expm1(x):
-    return E("stablehlo.exponential_minus_one", x)
 
 
 def _square(x):
@@ -121,14 +131,18 @@ def _identity(x):
 
 def _abs(x):
     if x.dtype.kind == "c":
-        return E("stablehlo.abs", x, dtype=dt.real_of(x.dtype))
+        return cx.abs_(x)
     if x.dtype.kind == "u" or x.dtype.kind == "b":
         return x
     return E("stablehlo.abs", x)
 
 
-def _op(name):
-    return lambda x: E(name, x)
+def _op(name, complex_fn=None):
+    """A StableHLO/CHLO op for real operands; complex ones go to complex_fn when given (the
+    C99 special values XLA's complex kernels miss, see _complex_math)."""
+    if complex_fn is None:
+        return lambda x: E(name, x)
+    return lambda x: complex_fn(x) if x.dtype.kind == "c" else E(name, x)
 
 
 def _floor_ceil(name):
@@ -144,26 +158,26 @@ def _conj(x):
 # name: (category, lowering, result dtype rule: None = same as input, or a function)
 UNARY = {
     "abs": ("numeric", _abs, dt.real_of),
-    "acos": ("floating", _op("chlo.acos"), None),
-    "acosh": ("floating", _op("chlo.acosh"), None),
-    "asin": ("floating", _op("chlo.asin"), None),
-    "asinh": ("floating", _op("chlo.asinh"), None),
-    "atan": ("floating", _op("chlo.atan"), None),
-    "atanh": ("floating", _op("chlo.atanh"), None),
+    "acos": ("floating", _op("chlo.acos", cx.acos), None),
+    "acosh": ("floating", _op("chlo.acosh", cx.acosh), None),
+    "asin": ("floating", _op("chlo.asin", cx.asin), None),
+    "asinh": ("floating", _op("chlo.asinh", cx.asinh), None),
+    "atan": ("floating", _op("chlo.atan", cx.atan), None),
+    "atanh": ("floating", _op("chlo.atanh", cx.atanh), None),
     "bitwise_invert": ("integer or boolean", _not, None),
     "ceil": ("real numeric", _floor_ceil("stablehlo.ceil"), None),
     "conj": ("numeric", _conj, None),
-    "cos": ("floating", _op("stablehlo.cosine"), None),
-    "cosh": ("floating", _op("chlo.cosh"), None),
-    "exp": ("floating", _op("stablehlo.exponential"), None),
-    "expm1": ("floating", _expm1, None),
+    "cos": ("floating", _op("stablehlo.cosine", cx.cos), None),
+    "cosh": ("floating", _op("chlo.cosh", cx.cosh), None),
+    "exp": ("floating", _op("stablehlo.exponential", cx.exp), None),
+    "expm1": ("floating", _op("stablehlo.exponential_minus_one", cx.expm1), None),
     "floor": ("real numeric", _floor_ceil("stablehlo.floor"), None),
     "imag": ("numeric", _imag, dt.real_of),
     "isfinite": ("numeric", _isfinite, lambda d: dt.bool),
     "isinf": ("numeric", _isinf, lambda d: dt.bool),
     "isnan": ("numeric", _isnan, lambda d: dt.bool),
-    "log": ("floating", _op("stablehlo.log"), None),
-    "log1p": ("floating", _op("stablehlo.log_plus_one"), None),
+    "log": ("floating", _op("stablehlo.log", cx.log), None),
+    "log1p": ("floating", _op("stablehlo.log_plus_one", cx.log1p), None),
     "log2": ("floating", lambda x: _log_base(x, 2), None),
     "log10": ("floating", lambda x: _log_base(x, 10), None),
     "logical_not": ("bool", _not, None),
@@ -174,12 +188,12 @@ UNARY = {
     "round": ("numeric", _round, None),
     "sign": ("numeric", _sign, None),
     "signbit": ("real floating", _signbit, lambda d: dt.bool),
-    "sin": ("floating", _op("stablehlo.sine"), None),
-    "sinh": ("floating", _op("chlo.sinh"), None),
-    "sqrt": ("floating", _op("stablehlo.sqrt"), None),
+    "sin": ("floating", _op("stablehlo.sine", cx.sin), None),
+    "sinh": ("floating", _op("chlo.sinh", cx.sinh), None),
+    "sqrt": ("floating", _op("stablehlo.sqrt", cx.sqrt), None),
     "square": ("numeric", _square, None),
-    "tan": ("floating", _op("stablehlo.tan"), None),
-    "tanh": ("floating", _op("stablehlo.tanh"), None),
+    "tan": ("floating", _op("stablehlo.tan", cx.tan), None),
+    "tanh": ("floating", _op("stablehlo.tanh", cx.tanh), None),
     "trunc": ("real numeric", _trunc, None),
 }
 
@@ -226,8 +240,11 @@ def _float_floor_divide(a, b):
     div_zero = ops.compare(div, zero, "EQ")
     signed_zero = E("stablehlo.multiply", zero, E("stablehlo.divide", a, b))  # copysign(0, a/b)
     out = ops.select(div_zero, signed_zero, fl)
-    # b == 0: a / b (inf or nan), as numpy
-    return ops.select(ops.compare(b, zero, "EQ"), E("stablehlo.divide", a, b), out)
+    # b == 0 or a non-finite operand: floor(a / b) is a / b itself (±inf, NaN, or the signed
+    # zero of finite / ±inf), as the standard's special cases say (numpy gives -1 for -1 // inf)
+    plain = E("stablehlo.or", ops.compare(b, zero, "EQ"),
+              _not(E("stablehlo.and", _isfinite(a), _isfinite(b))))
+    return ops.select(plain, E("stablehlo.divide", a, b), out)
 
 
 def _floor_divide(a, b):
@@ -251,15 +268,13 @@ def _remainder(a, b):
     fix = E("stablehlo.and", ops.compare(r, zero, "NE"),
             ops.compare(ops.compare(r, zero, "LT"), ops.compare(b, zero, "LT"), "NE"))
     r = ops.select(fix, E("stablehlo.add", r, b), r)
-    # a zero result takes the divisor's sign (numpy); an infinite divisor leaves finite a alone
+    # a zero result takes the divisor's sign (±0 % ±inf too); a finite non-zero a with an
+    # infinite divisor is a when their signs agree, else the divisor
     rz = ops.compare(r, zero, "EQ")
     r = ops.select(rz, _copysign(zero, b), r)
-    binf = E("stablehlo.and", _isinf(b), _isfinite(a))
+    binf = E("stablehlo.and", E("stablehlo.and", _isinf(b), _isfinite(a)), ops.compare(a, zero, "NE"))
     same = ops.compare(ops.compare(a, zero, "LT"), ops.compare(b, zero, "LT"), "EQ")
-    azero = ops.compare(a, zero, "EQ")
-    keep_a = E("stablehlo.or", same, azero)
-    inf_case = ops.select(keep_a, a, b)
-    return ops.select(binf, inf_case, r)
+    return ops.select(binf, ops.select(same, a, b), r)
 
 
 def _copysign(a, b):
@@ -407,27 +422,29 @@ def clip(x, /, min=None, max=None):
     check_array(x)
     if x.dtype not in dt.CATEGORIES["real numeric"]:
         raise TypeError(f"clip: expected a real numeric array, got {x.dtype}")
-    node = x._node
-    for bound, name in ((min, "maximum"), (max, "minimum")):
-        if bound is None:
-            continue
-        if isinstance(bound, Array):
-            if bound.dtype.kind != x.dtype.kind and not (bound.dtype.kind in "iu" and x.dtype.kind in "iu"):
-                raise TypeError(f"clip: bound of dtype {bound.dtype} for an array of {x.dtype}")
-            b = ops.convert(bound._node, x.dtype)
-        else:
-            if isinstance(bound, float) and x.dtype.kind in "iu":
-                raise TypeError(f"clip: float bound for an integer array")
-            if x.dtype.kind in "iu":
-                info = np.iinfo(x.dtype.np)
-                bound = int(np.clip(bound, info.min, info.max))
-            b = ops.scalar(bound, x.dtype)
-        from ._helpers import broadcast_shapes
-        shape = broadcast_shapes(node.shape, b.shape)
-        if shape != x.shape:
-            raise ValueError(f"clip: bound of shape {b.shape} would change the result shape {x.shape}")
-        b = ops.broadcast_to(b, shape)
-        isnan_b = _isnan(b)
-        r = E(f"stablehlo.{name}", node, b)
-        node = ops.select(isnan_b, b, r) if x.dtype.kind == "f" else r
+    bounds = [(_clip_bound(b, x), op) for b, op in ((min, "stablehlo.maximum"), (max, "stablehlo.minimum"))
+              if b is not None]
+    shape = broadcast_shapes(x.shape, *(b.shape for b, _ in bounds))
+    node = ops.broadcast_to(x._node, shape)
+    for b, op in bounds:
+        # XLA's maximum/minimum propagate NaN from either side, as the standard asks
+        node = E(op, node, ops.broadcast_to(b, shape))
     return Array._wrap(node, x.device)
+
+
+def _clip_bound(bound, x):
+    """A bound as a node of x's dtype (the bounds do not take part in type promotion)."""
+    if isinstance(bound, Array):
+        if bound.device != x.device:
+            raise ValueError(f"clip: bound on {bound.device}, array on {x.device}")
+        if bound.dtype.kind != x.dtype.kind and not (bound.dtype.kind in "iu" and x.dtype.kind in "iu"):
+            raise TypeError(f"clip: bound of dtype {bound.dtype} for an array of {x.dtype}")
+        return ops.convert(bound._node, x.dtype)
+    if not isinstance(bound, (int, float)) or isinstance(bound, bool):
+        raise TypeError(f"clip: bounds must be arrays or real Python scalars, got {type(bound).__name__}")
+    if x.dtype.kind in "iu":
+        if isinstance(bound, float):
+            raise TypeError("clip: float bound for an integer array")
+        info = np.iinfo(x.dtype.np)
+        bound = builtins.min(builtins.max(bound, int(info.min)), int(info.max))  # out of range: no bound
+    return ops.scalar(bound, x.dtype)

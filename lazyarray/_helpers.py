@@ -64,6 +64,10 @@ def binary_operands(x1, x2, fname):
         dtype = dt.scalar_dtype_for(x1, x2.dtype)
         n1, n2, device = _scalar(x1, dtype, fname), x2._node, x2._device
     else:
+        numeric = (np.bool_, np.number)
+        if isinstance(x1, numeric) or isinstance(x2, numeric):
+            # numpy scalars act as Python scalars of their kind (off the hot path)
+            return binary_operands(*(v.item() if isinstance(v, numeric) else v for v in (x1, x2)), fname)
         bad = x2 if a1 else x1
         raise TypeError(f"{fname}: expected arrays or Python scalars, got {type(bad).__name__}")
     s1, s2 = n1.shape, n2.shape

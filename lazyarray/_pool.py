@@ -17,7 +17,12 @@ from ._dtypes import _by_name
 class BufferPool:
     def __init__(self):
         self._free = collections.OrderedDict()  # (device id, shape, dtype name) -> [buffers]
+        self._pinned = set()  # ids of buffers shared outside (dlpack): never recycled
         self.bytes = 0
+
+    def pin(self, buffer):
+        """The buffer is exported without a copy: its memory must outlive our array."""
+        self._pinned.add(id(buffer))
 
     @staticmethod
     def nbytes(shape, dtype):
@@ -30,6 +35,9 @@ class BufferPool:
             weakref.finalize(node, self._recycle, node.buffer, (device_id, node.shape, node.dtype.name), size)
 
     def _recycle(self, buffer, key, size):
+        if id(buffer) in self._pinned:
+            self._pinned.discard(id(buffer))
+            return
         if buffer.is_deleted():
             return
         self._free.setdefault(key, []).append(buffer)

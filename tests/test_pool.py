@@ -46,3 +46,32 @@ def test_pool_is_bounded(monkeypatch, rng):
     del arrays
     gc.collect()
     assert 0 < pool.bytes <= 3 * 8 * 1024
+
+
+class _NoCopy:
+    """Asks lazyarray for its device buffer itself (copy=False) through numpy's from_dlpack."""
+
+    def __init__(self, a):
+        self.a = a
+
+    def __dlpack__(self, **kw):
+        return self.a.__dlpack__(copy=False)
+
+    def __dlpack_device__(self):
+        return self.a.__dlpack_device__()
+
+
+def test_buffers_exported_by_dlpack_are_not_recycled(monkeypatch, rng):
+    monkeypatch.setattr(_config, "pool_min_bytes", 1024)
+    a = xp.asarray(rng.standard_normal(1024)) * 2.0
+    xp.evaluate(a)
+    view = np.from_dlpack(_NoCopy(a))
+    expected = np.array(view, copy=True)
+    del a
+    gc.collect()
+    for i in range(4):  # programs that would take a recycled buffer of that shape
+        b = xp.asarray(rng.standard_normal(1024)) * float(i)
+        xp.evaluate(b)
+        del b
+        gc.collect()
+    np.testing.assert_array_equal(view, expected)

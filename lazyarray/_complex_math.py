@@ -1,0 +1,372 @@
+"""Complex elementwise functions with the standard's special values (C99 Annex G).
+
+XLA's complex kernels are accurate for finite inputs but return NaN + NaN j for most inputs
+with an infinite or NaN component, and do not keep the sign of zero components. Each function
+here therefore:
+  1. folds the input into the quadrant where the standard states its special cases, using the
+     function's symmetries (f(conj z) = conj f(z), and f(-z) = -f(z) for odd functions), which
+     also fixes every signed-zero result;
+  2. computes the ordinary value (XLA's kernel, or the textbook formula where that is exact);
+  3. overrides the special classes of inputs (infinite, NaN or zero components) in a table of
+     (condition, real part, imaginary part) rules;
+  4. unfolds the symmetry.
+The trigonometric functions follow from the hyperbolic ones as the standard prescribes
+(cos z = cosh(iz), sin z = -i sinh(iz), tan z = -i tanh(iz), asin z = -i asinh(iz),
+atan z = -i atanh(iz)).
+"""
+from __future__ import annotations
+
+import math
+
+from . import _dtypes as dt
+from . import _ops as ops
+
+E = ops.elementwise
+
+
+class R:
+    """A real-valued node with arithmetic operators, so the formulas below read as formulas.
+    Python numbers become 0-D structural constants of the node's dtype."""
+
+    __slots__ = ("n",)
+
+    def __init__(self, n):
+        self.n = n
+
+    def _of(self, other):
+        if isinstance(other, R):
+            return other.n
+        return ops.constant(other, self.n.dtype)  # 0-D: elementwise ops broadcast it
+
+    def _bin(self, op, other, swap=False):
+        a, b = self.n, self._of(other)
+        return R(E(op, b, a) if swap else E(op, a, b))
+
+    def __add__(self, o): return self._bin("stablehlo.add", o)
+    def __radd__(self, o): return self._bin("stablehlo.add", o, True)
+    def __sub__(self, o): return self._bin("stablehlo.subtract", o)
+    def __rsub__(self, o): return self._bin("stablehlo.subtract", o, True)
+    def __mul__(self, o): return self._bin("stablehlo.multiply", o)
+    def __rmul__(self, o): return self._bin("stablehlo.multiply", o, True)
+    def __truediv__(self, o): return self._bin("stablehlo.divide", o)
+    def __rtruediv__(self, o): return self._bin("stablehlo.divide", o, True)
+    def __neg__(self): return R(E("stablehlo.negate", self.n))
+
+    def _cmp(self, o, d):
+        return R(ops.compare(self.n, self._of(o), d))
+
+    def __lt__(self, o): return self._cmp(o, "LT")
+    def __gt__(self, o): return self._cmp(o, "GT")
+    def __eq__(self, o): return self._cmp(o, "EQ")
+    def __ne__(self, o): return self._cmp(o, "NE")
+    __hash__ = None
+
+    # boolean nodes
+    def __and__(self, o): return R(E("stablehlo.and", self.n, o.n))
+    def __or__(self, o): return R(E("stablehlo.or", self.n, o.n))
+    def __invert__(self): return R(E("stablehlo.not", self.n))
+
+
+def f(op, *xs):
+    return R(E(op, *(x.n for x in xs)))
+
+
+def where(cond, a, b, like=None):
+    """Elementwise cond ? a : b; `like` gives the dtype when both branches are numbers."""
+    like = a if isinstance(a, R) else b if isinstance(b, R) else like
+    return R(ops.select(cond.n, like._of(a), like._of(b)))
+
+
+def isnan(x): return x != x
+def isinf(x): return f("stablehlo.abs", x) == math.inf
+def isfinite(x): return R(E("stablehlo.is_finite", x.n, dtype=dt.bool))
+def fabs(x): return f("stablehlo.abs", x)
+
+
+def signbit(x):
+    ity = dt.int32 if x.n.dtype.bits == 32 else dt.int64
+    bits = E("stablehlo.bitcast_convert", x.n, dtype=ity)
+    return R(ops.compare(bits, ops.constant(0, ity), "LT"))
+
+
+def copysign(mag, sign):
+    m = fabs(mag) if isinstance(mag, R) else R(sign._of(abs(mag)))
+    return where(signbit(sign), -m, m)
+
+
+def parts(z):
+    rd = dt.real_of(z.dtype)
+    return R(E("stablehlo.real", z, dtype=rd)), R(E("stablehlo.imag", z, dtype=rd))
+
+
+def make(re, im):
+    return E("stablehlo.complex", re.n, im.n, dtype=dt.complex_of(re.n.dtype))
+
+
+def patch(re, im, rules):
+    """Apply (condition, real, imag) rules in order (later rules win); None keeps a part."""
+    for cond, r, i in rules:
+        if r is not None:
+            re = where(cond, r, re)
+        if i is not None:
+            im = where(cond, i, im)
+    return re, im
+
+
+NAN = math.nan
+INF = math.inf
+PI = math.pi
+
+
+# ---------------------------------------------------------------- symmetry folding
+
+def _conj_symmetric(kernel):
+    """f(conj z) = conj f(z): compute on the upper half plane, conjugate back."""
+    def fn(z):
+        a, b = parts(z)
+        re, im = kernel(a, fabs(b))
+        return make(re, where(signbit(b), -im, im))
+    return fn
+
+
+def _odd_conj_symmetric(kernel):
+    """Odd and conj-symmetric: compute on the first quadrant, restore both signs."""
+    def fn(z):
+        a, b = parts(z)
+        re, im = kernel(fabs(a), fabs(b))
+        return make(where(signbit(a), -re, re), where(signbit(b), -im, im))
+    return fn
+
+
+def _xla(op, a, b):
+    """XLA's complex kernel on (a, b), as real and imaginary parts."""
+    return parts(E(op, make(a, b)))
+
+
+# ---------------------------------------------------------------- exponentials
+
+def _exp_parts(a, b):
+    m = f("stablehlo.exponential", a)
+    re, im = m * f("stablehlo.cosine", b), m * f("stablehlo.sine", b)
+    nonfinite_b = ~isfinite(b)
+    return patch(re, im, [
+        (b == 0.0, None, b),                                  # x + 0j -> exp(x) + 0j, NaN too
+        ((a == -INF) & nonfinite_b, 0.0, 0.0),                # 0 + 0j (signs unspecified)
+        ((a == INF) & nonfinite_b, INF, NAN),                 # inf + NaN j
+    ])
+
+
+def exp(z):
+    return make(*_exp_parts(*parts(z)))
+
+
+def expm1(z):
+    a, b = parts(z)
+    # re = exp(a) cos(b) - 1 = expm1(a) cos(b) - 2 sin(b/2)^2, accurate near 0
+    h = f("stablehlo.sine", b * 0.5)
+    re = f("stablehlo.exponential_minus_one", a) * f("stablehlo.cosine", b) - 2.0 * h * h
+    im = f("stablehlo.exponential", a) * f("stablehlo.sine", b)
+    nonfinite_b = ~isfinite(b)
+    re, im = patch(re, im, [
+        (b == 0.0, None, b),
+        ((a == 0.0) & (b == 0.0), 0.0, None),                # expm1(-0 + 0j) = +0 + 0j
+        ((a == -INF) & nonfinite_b, -1.0, 0.0),
+        ((a == INF) & nonfinite_b, INF, NAN),
+    ])
+    return make(re, im)
+
+
+def _cosh_parts(a, b):
+    re = f("chlo.cosh", a) * f("stablehlo.cosine", b)
+    im = f("chlo.sinh", a) * f("stablehlo.sine", b)
+    nonfinite_b = ~isfinite(b)
+    return patch(re, im, [
+        (b == 0.0, None, b * copysign(1.0, a)),
+        ((a == 0.0) & nonfinite_b, None, 0.0),                # NaN + 0j (sign unspecified)
+        (isinf(a) & nonfinite_b, INF, NAN),                   # inf + NaN j
+    ])
+
+
+def _sinh_parts(a, b):
+    re = f("chlo.sinh", a) * f("stablehlo.cosine", b)
+    im = f("chlo.cosh", a) * f("stablehlo.sine", b)
+    nonfinite_b = ~isfinite(b)
+    return patch(re, im, [
+        (b == 0.0, None, b),
+        ((a == 0.0) & nonfinite_b, a, NAN),                   # 0 + NaN j
+        (isinf(a) & nonfinite_b, a, NAN),                     # inf + NaN j (sign unspecified)
+    ])
+
+
+def _tanh_quadrant(a, b):
+    """tanh on a >= 0, b >= 0 (or NaN)."""
+    re, im = _xla("stablehlo.tanh", a, b)
+    return patch(re, im, [
+        (b == 0.0, f("stablehlo.tanh", a), 0.0),             # real axis: tanh(a) + 0j
+        (~isfinite(b) & (a != 0.0), NAN, NAN),               # finite or NaN a, inf/NaN b
+        ((a == 0.0) & ~isfinite(b), 0.0, NAN),               # +0 + NaN j
+        (a == INF, 1.0, 0.0),                                # 1 + 0j for any b
+    ])
+
+
+def cosh(z):
+    return make(*_cosh_parts(*parts(z)))
+
+
+def sinh(z):
+    return make(*_sinh_parts(*parts(z)))
+
+
+tanh = _odd_conj_symmetric(_tanh_quadrant)
+
+
+def cos(z):
+    a, b = parts(z)
+    return make(*_cosh_parts(-b, a))                          # cos z = cosh(iz)
+
+
+def sin(z):
+    a, b = parts(z)
+    u, v = _sinh_parts(-b, a)                                 # sin z = -i sinh(iz)
+    return make(v, -u)
+
+
+def tan(z):
+    a, b = parts(z)
+    u, v = parts(tanh(make(-b, a)))                          # tan z = -i tanh(iz)
+    return make(v, -u)
+
+
+# ---------------------------------------------------------------- logarithms and roots
+
+def _log_specials(a, b, re, im):
+    """log's values where a component is infinite or NaN: log|z| + i atan2(b, a), with
+    |z| = inf whenever a component is infinite (even beside a NaN)."""
+    anyinf = isinf(a) | isinf(b)
+    return patch(re, im, [
+        (anyinf, INF, f("stablehlo.atan2", b, a)),
+        ((isnan(a) | isnan(b)) & ~anyinf, NAN, NAN),
+    ])
+
+
+def _log_quadrant(a, b):
+    re, im = _xla("stablehlo.log", a, b)
+    re, im = patch(re, im, [((a == 0.0) & (b == 0.0), -INF, f("stablehlo.atan2", b, a))])
+    return _log_specials(a, b, re, im)
+
+
+def _log1p_quadrant(a, b):
+    re, im = _xla("stablehlo.log_plus_one", a, b)
+    re, im = patch(re, im, [((a == -1.0) & (b == 0.0), -INF, 0.0)])
+    return _log_specials(a + 1.0, b, re, im)
+
+
+log = _conj_symmetric(_log_quadrant)
+log1p = _conj_symmetric(_log1p_quadrant)
+
+
+def log_base(z, base):
+    """log(z) / ln(base), scaling each part by a real constant (a complex division would turn
+    infinite parts into NaN)."""
+    re, im = parts(log(z))
+    k = 1.0 / math.log(base)
+    return make(re * k, im * k)
+
+
+def _sqrt_quadrant(a, b):
+    re, im = _xla("stablehlo.sqrt", a, b)
+    pos = a > 0.0
+    root = f("stablehlo.sqrt", fabs(a))
+    return patch(re, im, [
+        ((b == 0.0) & isfinite(a), where(pos, root, 0.0), where(pos, 0.0, root)),
+        (a == INF, INF, where(isnan(b), NAN, 0.0, like=a)),          # +inf + 0j, +inf + NaN j
+        (a == -INF, where(isnan(b), NAN, 0.0, like=a), INF),         # +0 + inf j, NaN + inf j
+        (isnan(a) & ~isinf(b), NAN, NAN),
+        (isfinite(a) & isnan(b), NAN, NAN),
+        (b == INF, INF, INF),                                # +inf + inf j, even for NaN a
+    ])
+
+
+sqrt = _conj_symmetric(_sqrt_quadrant)
+
+
+# ---------------------------------------------------------------- inverse functions
+
+def _acos_quadrant(a, b):
+    re, im = _xla("chlo.acos", a, b)
+    anyinf = isinf(a) | isinf(b)
+    nan = isnan(a) | isnan(b)
+    return patch(re, im, [
+        ((a == 0.0) & (b == 0.0), PI / 2, -0.0),
+        (nan, NAN, NAN),
+        ((a == 0.0) & isnan(b), PI / 2, NAN),
+        (anyinf & ~nan, f("stablehlo.atan2", b, a), -INF),
+        (isinf(a) & isnan(b), NAN, INF),                     # NaN ± inf j
+        (isnan(a) & isinf(b), NAN, -INF),
+    ])
+
+
+def _acosh_quadrant(a, b):
+    re, im = _xla("chlo.acosh", a, b)
+    anyinf = isinf(a) | isinf(b)
+    nan = isnan(a) | isnan(b)
+    return patch(re, im, [
+        ((a == 0.0) & (b == 0.0), 0.0, PI / 2),
+        (nan, NAN, NAN),
+        ((a == 0.0) & isnan(b), NAN, PI / 2),                # NaN ± πj/2
+        (anyinf & ~nan, INF, f("stablehlo.atan2", b, a)),
+        (anyinf & nan, INF, NAN),
+    ])
+
+
+def _asinh_quadrant(a, b):
+    re, im = _xla("chlo.asinh", a, b)
+    anyinf = isinf(a) | isinf(b)
+    nan = isnan(a) | isnan(b)
+    return patch(re, im, [
+        ((a == 0.0) & (b == 0.0), 0.0, 0.0),
+        (nan, NAN, NAN),
+        (isnan(a) & (b == 0.0), NAN, 0.0),
+        (anyinf & ~nan, INF, f("stablehlo.atan2", b, a)),
+        (anyinf & nan, INF, NAN),
+    ])
+
+
+def _atanh_quadrant(a, b):
+    re, im = _xla("chlo.atanh", a, b)
+    nan = isnan(a) | isnan(b)
+    return patch(re, im, [
+        (b == 0.0, f("chlo.atanh", where(a > 1.0, 1.0 / a, a)),       # real axis; for a > 1
+         where(a > 1.0, PI / 2, 0.0, like=a)),                                 # atanh(1/a) + πj/2
+        ((a == 1.0) & (b == 0.0), INF, 0.0),
+        (nan, NAN, NAN),
+        ((a == 0.0) & isnan(b), 0.0, NAN),
+        (isinf(a) & isnan(b), 0.0, NAN),
+        (isinf(b), 0.0, PI / 2),                             # for any a, NaN included
+        (isinf(a) & isfinite(b), 0.0, PI / 2),
+    ])
+
+
+acos = _conj_symmetric(_acos_quadrant)
+acosh = _conj_symmetric(_acosh_quadrant)
+asinh = _odd_conj_symmetric(_asinh_quadrant)
+atanh = _odd_conj_symmetric(_atanh_quadrant)
+
+
+def asin(z):
+    a, b = parts(z)
+    u, v = parts(asinh(make(-b, a)))                         # asin z = -i asinh(iz)
+    return make(v, -u)
+
+
+def atan(z):
+    a, b = parts(z)
+    u, v = parts(atanh(make(-b, a)))                         # atan z = -i atanh(iz)
+    return make(v, -u)
+
+
+def abs_(z):
+    """|z| = hypot(re, im): +inf when either part is infinite, even beside a NaN."""
+    a, b = parts(z)
+    m = R(E("stablehlo.abs", z, dtype=a.n.dtype))
+    return where(isinf(a) | isinf(b), INF, m).n
