@@ -59,3 +59,7 @@ newaxis = None
 pi = _math.pi
 
 _bind_namespace(__import__(__name__))
+
+if config.report_at_exit:
+    from ._metrics import install_exit_report as _install_exit_report
+    _install_exit_report()

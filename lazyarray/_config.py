@@ -7,6 +7,7 @@ LAZYARRAY_MAX_GRAPHS_PER_SITE  raise when one call site compiles more distinct g
 LAZYARRAY_EXPLAIN_MISSES   1: print why each compile missed the cache (default 0)
 LAZYARRAY_DUMP_DIR         write each compiled program's StableHLO there (default: none)
 LAZYARRAY_PLATFORM         XLA platform: cpu, cuda, rocm, tpu (default: the best one available)
+LAZYARRAY_REPORT_AT_EXIT   1: print the metrics report to stderr when the process exits (default 0)
 LAZYARRAY_POOL_BYTES       device memory kept from dead arrays for reuse as outputs (default 1 GiB; 0: off)
 LAZYARRAY_POOL_MIN_BYTES   smallest buffer worth recycling (default 1 MiB)
 """
@@ -27,3 +28,4 @@ dump_dir = os.environ.get("LAZYARRAY_DUMP_DIR") or None
 platform = os.environ.get("LAZYARRAY_PLATFORM") or None
 pool_max_bytes = _int("LAZYARRAY_POOL_BYTES", 1 << 30)
 pool_min_bytes = _int("LAZYARRAY_POOL_MIN_BYTES", 1 << 20)
+report_at_exit = os.environ.get("LAZYARRAY_REPORT_AT_EXIT", "0") not in ("", "0")

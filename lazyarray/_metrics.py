@@ -125,3 +125,12 @@ def _describe(sig):
         op, attrs, shape, dtype, _ = sig
         return f"{op}{list(attrs) if attrs else ''} shape={shape} dtype={dtype}"
     return f"outputs {sig}"
+
+
+def _report_at_exit():
+    print(metrics.report(), file=sys.stderr)
+
+
+def install_exit_report():
+    import atexit
+    atexit.register(_report_at_exit)
