@@ -31,7 +31,7 @@ class Array:
         if node.op is not None:
             pending.add(self)
             if pending.nodes_since_sync >= _config.node_budget:
-                _engine.cut_graph()
+                _engine.maybe_cut()
         return self
 
     def _pending_node(self):
@@ -45,7 +45,7 @@ class Array:
         if node.op is not None:
             pending.add(self)
             if pending.nodes_since_sync >= _config.node_budget:
-                _engine.cut_graph()
+                _engine.maybe_cut()
 
     # ------------------------------------------------------------ attributes
     @property

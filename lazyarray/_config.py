@@ -1,6 +1,6 @@
 """Settings read once from the environment; each can be changed at run time with `lazyarray.config`.
 
-LAZYARRAY_NODE_BUDGET      nodes traced without a sync before the pending graph is cut (default 2000)
+LAZYARRAY_NODE_BUDGET      nodes traced without a sync before the pending graph is cut (default 1000)
 LAZYARRAY_CACHE_DIR        directory of the on-disk compile cache (default: none)
 LAZYARRAY_CACHE_SIZE       compiled programs kept in memory (default 1024)
 LAZYARRAY_MAX_GRAPHS_PER_SITE  raise when one call site compiles more distinct graphs (default: off)
@@ -19,7 +19,7 @@ def _int(name, default):
     return int(v) if v else default
 
 
-node_budget = _int("LAZYARRAY_NODE_BUDGET", 2000)
+node_budget = _int("LAZYARRAY_NODE_BUDGET", 1000)
 cache_dir = os.environ.get("LAZYARRAY_CACHE_DIR") or None
 cache_size = _int("LAZYARRAY_CACHE_SIZE", 1024)
 max_graphs_per_site = _int("LAZYARRAY_MAX_GRAPHS_PER_SITE", 0)

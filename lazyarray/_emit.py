@@ -125,19 +125,30 @@ class Emitter:
 
 
 def emit_module(order, leaves, outputs, attrs="", donated=()):
-    """The whole program: one public @main taking the leaves and returning the outputs. For each
-    output index in `donated`, one more parameter of that output's type follows the leaves: a
-    recycled buffer that XLA writes the output into (its contents are never read)."""
+    """The whole program: one public @main taking the leaves and returning the outputs.
+    Parameters: the device leaves, then one vector per dtype of packed host scalars
+    (graph.split_leaves), then for each output index in `donated` a recycled buffer of that
+    output's type that XLA writes the output into (its contents are never read)."""
+    from ._graph import split_leaves
     e = Emitter()
     vals = {}
     params = []
-    for i, leaf in enumerate(leaves):
-        v = V(f"%arg{i}", leaf.shape, leaf.dtype)
+    buffers, packed = split_leaves(leaves)
+    for leaf in buffers:
+        v = V(f"%arg{len(params)}", leaf.shape, leaf.dtype)
         vals[id(leaf)] = v
-        params.append(f"%arg{i}: {ttype(leaf.shape, leaf.dtype)}")
-    for j, k in enumerate(donated):
+        params.append(f"{v.name}: {ttype(leaf.shape, leaf.dtype)}")
+    for dtype, group in packed.items():
+        vec = V(f"%arg{len(params)}", (len(group),), dtype)
+        params.append(f"{vec.name}: {ttype(vec.shape, dtype)}")
+        for i, leaf in enumerate(group):
+            one = e.op("stablehlo.slice", (vec,), (1,), dtype,
+                       f"start_indices = {i64_array((i,))}, limit_indices = {i64_array((i + 1,))}, "
+                       f"strides = {i64_array((1,))}")
+            vals[id(leaf)] = e.op("stablehlo.reshape", (one,), (), dtype)
+    for k in donated:
         o = outputs[k]
-        params.append(f"%arg{len(leaves) + j}: {ttype(o.shape, o.dtype)} {{tf.aliasing_output = {k} : i32}}")
+        params.append(f"%arg{len(params)}: {ttype(o.shape, o.dtype)} {{tf.aliasing_output = {k} : i32}}")
     for node in order:
         args = [vals[id(a)] for a in node.args]
         vals[id(node)] = node.op.lower(e, node, *args)

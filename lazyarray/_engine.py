@@ -12,7 +12,7 @@ import numpy as np
 
 from . import _config, _runtime
 from ._emit import emit_module
-from ._graph import pending, structural_key, toposort
+from ._graph import Plan, pending, split_leaves
 from ._metrics import explain_miss, metrics, user_site
 from ._pool import pool
 
@@ -53,22 +53,37 @@ def realize(nodes, device, cause):
                   if id(n) not in target_ids]
     if cause == "cut":
         outputs = _unique(targets + candidates)
-        order, leaves = toposort(outputs)
+        plan = Plan(outputs)
     else:
-        order, leaves = toposort(targets)
+        plan = Plan(targets)
         outputs = targets
-        extra = _overlapping(order, candidates) if candidates else None
+        extra = _overlapping(plan.order, candidates) if candidates else None
         if extra:
             outputs = _unique(targets + extra)
-            order, leaves = toposort(outputs)
-    _run(order, leaves, outputs, device, site)
+            plan.add(extra)  # the walk goes on from where the targets left it
+    _run(plan, outputs, device, site)
     metrics.nodes_traced += pending.nodes_since_sync
     pending.nodes_since_sync = 0
 
 
+_cut_site = None  # the user's line where the last budget cut happened
+
+
+def maybe_cut():
+    """Called when the traced graph has passed the node budget. Cuts at a repeating boundary:
+    once a cut has happened at some line of the user's code, later cuts wait (up to twice the
+    budget) until execution comes back to that line, so a loop is cut after the same number of
+    whole iterations every time and every cut graph after the first is the same graph."""
+    global _cut_site
+    site = user_site()
+    if _cut_site is None or site == _cut_site or pending.nodes_since_sync >= 2 * _config.node_budget:
+        _cut_site = site
+        cut_graph()
+
+
 def cut_graph():
-    """Realize every live pending array: called when the traced graph passes the node budget, so
-    a loop that never reads a value still runs in bounded, repeating graphs."""
+    """Realize every live pending array, so a loop that never reads a value runs in bounded
+    graphs."""
     by_device = collections.defaultdict(list)
     for h in pending.live():
         by_device[h._device].append(h._pending_node())
@@ -121,7 +136,8 @@ def _overlapping(order, candidates):
     return found
 
 
-def _run(order, leaves, outputs, device, site):
+def _run(plan, outputs, device, site):
+    order, leaves = plan.order, plan.leaves
     recycled, donated = [], []
     if pool.bytes:
         for k, o in enumerate(outputs):
@@ -131,14 +147,20 @@ def _run(order, leaves, outputs, device, site):
                 donated.append(k)
     donated = tuple(donated)
     metrics.recycled_buffers += len(donated)
-    key = (device.id, device.platform, structural_key(order, leaves, outputs), donated)
+    key = (device.id, device.platform, plan.key(outputs), donated)
     compiled = _cache.get(key)
     if compiled is None:
         compiled = _compile(key, order, leaves, outputs, device, site, donated)
     else:
         metrics.cache_hits += 1
         _cache.move_to_end(key)
-    inputs = [_input_buffer(leaf, device) for leaf in leaves] + recycled
+    buffers, packed = split_leaves(leaves)
+    inputs = [_input_buffer(leaf, device) for leaf in buffers]
+    for dtype, group in packed.items():
+        vec = np.array([leaf.host for leaf in group], dtype=dtype.np)
+        inputs.append(_runtime.put(vec, device._pjrt))
+        metrics.bytes_to_device += vec.nbytes
+    inputs += recycled
     t0 = time.perf_counter()
     results = _runtime.execute(compiled.executable, inputs)
     metrics.execute_seconds += time.perf_counter() - t0

@@ -123,7 +123,8 @@ def _describe(sig):
         return f"input shape={shape} dtype={dtype}"
     if len(sig) == 5:
         op, attrs, shape, dtype, _ = sig
-        return f"{op}{list(attrs) if attrs else ''} shape={shape} dtype={dtype}"
+        attrs = [a for a in attrs if not isinstance(a, bytes)]  # constants' bytes say nothing
+        return f"{getattr(op, 'name', op)}{attrs if attrs else ''} shape={shape} dtype={dtype}"
     return f"outputs {sig}"
 
 

@@ -133,3 +133,21 @@ def test_max_graphs_per_site_guard(fresh, monkeypatch):
     with pytest.raises(RuntimeError, match="distinct graphs"):
         for n in range(1, 10):
             float(xp.sum(xp.ones(n)))  # a new shape each time: a new graph from one line
+
+
+def test_cuts_align_with_loop_iterations(fresh, monkeypatch):
+    """7 nodes an iteration against a budget of 50: cuts wait for the line of the first cut, so
+    every cut after the first covers the same whole iterations and compiles nothing new."""
+    monkeypatch.setattr(_config, "node_budget", 50)
+    from lazyarray import _engine
+    monkeypatch.setattr(_engine, "_cut_site", None)
+    x = xp.asarray(np.linspace(0.0, 1.0, 8))
+    xn = np.linspace(0.0, 1.0, 8)
+    for _ in range(300):
+        x = xp.sqrt(x * 0.5 + 0.25)
+        x = x - 0.1
+        x = xp.abs(x) + 0.01
+        xn = np.abs(np.sqrt(xn * 0.5 + 0.25) - 0.1) + 0.01
+    np.testing.assert_allclose(np.asarray(x), xn, rtol=1e-12)
+    assert fresh.syncs["cut"] >= 30
+    assert fresh.compiles <= 3  # the first cut, the steady cut, the final read
