@@ -24,7 +24,7 @@ class Budget:
 
 
 FULL = Budget(seconds=2.5, min_reps=3, max_reps=200)
-QUICK = Budget(seconds=0.25, min_reps=2, max_reps=50)
+QUICK = Budget(seconds=0.2, min_reps=2, max_reps=50)
 
 
 @dataclasses.dataclass

@@ -301,27 +301,23 @@ def _numpy_scalar(value):
 def _binary(name, fname):
     fast = _fast_path(*_FAST[name]) if name in _FAST else None
 
-    def op(self, other, /):
+    def apply(self, other, swap):
         if fast is not None:
-            r = fast(self, other, False)
+            r = fast(self, other, swap)
             if r is not None:
                 return r
         if not isinstance(other, _SCALAR_TYPES):
             other = _numpy_scalar(other)
             if other is NotImplemented:
                 return NotImplemented
-        return getattr(_ns, fname)(self, other)
+        f = getattr(_ns, fname)
+        return f(other, self) if swap else f(self, other)
+
+    def op(self, other, /):
+        return apply(self, other, False)
 
     def rop(self, other, /):
-        if fast is not None:
-            r = fast(self, other, True)
-            if r is not None:
-                return r
-        if not isinstance(other, _SCALAR_TYPES):
-            other = _numpy_scalar(other)
-            if other is NotImplemented:
-                return NotImplemented
-        return getattr(_ns, fname)(other, self)
+        return apply(self, other, True)
 
     def iop(self, other, /):
         if not isinstance(other, _SCALAR_TYPES):
