@@ -157,9 +157,7 @@ def _run(plan, outputs, device, site):
     buffers, packed = split_leaves(leaves)
     inputs = [_input_buffer(leaf, device) for leaf in buffers]
     for dtype, group in packed.items():
-        vec = np.array([leaf.host for leaf in group], dtype=dtype.np)
-        inputs.append(_runtime.put(vec, device._pjrt))
-        metrics.bytes_to_device += vec.nbytes
+        inputs.append(_packed_buffer(np.array([leaf.host for leaf in group], dtype=dtype.np), device))
     inputs += recycled
     t0 = time.perf_counter()
     results = _runtime.execute(compiled.executable, inputs)
@@ -171,6 +169,19 @@ def _run(plan, outputs, device, site):
 
 
 _PY_SCALARS = (bool, int, float, complex)
+
+
+def _packed_buffer(vec, device):
+    """The device copy of a vector of packed scalars; a loop's constants (the same values every
+    step) are sent once. Keyed by bytes, so -0.0 and 0.0 stay apart."""
+    skey = (device.id, vec.dtype.str, vec.tobytes())
+    buf = _scalar_buffers.get(skey)
+    if buf is None:
+        buf = _scalar_buffers[skey] = _runtime.put(vec, device._pjrt)
+        metrics.bytes_to_device += vec.nbytes
+        if len(_scalar_buffers) > _SCALAR_CACHE_SIZE:
+            _scalar_buffers.popitem(last=False)
+    return buf
 
 
 def _input_buffer(leaf, device):

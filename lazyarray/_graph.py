@@ -114,28 +114,27 @@ class Plan:
             if id(out) in index:
                 continue
             stack = [out]
+            pop, push = stack.pop, stack.append
             while stack:
                 node = stack[-1]
-                if id(node) in index:
-                    stack.pop()
+                nid = id(node)
+                if nid in index:
+                    pop()
                     continue
                 if node.op is None:
-                    index[id(node)] = len(sig)
+                    index[nid] = len(sig)
                     sig.append((node.shape, node.dtype, node.buffer is None and not node.shape))
                     leaves.append(node)
-                    stack.pop()
+                    pop()
                     continue
-                waiting = False
-                for a in reversed(node.args):
-                    if id(a) not in index:
-                        stack.append(a)
-                        waiting = True
-                if waiting:
+                args = node.args
+                missing = [a for a in args if id(a) not in index]
+                if missing:
+                    stack.extend(reversed(missing))
                     continue  # back here once the operands have positions
-                stack.pop()
-                index[id(node)] = len(sig)
-                sig.append((node.op, node.attrs, node.shape, node.dtype,
-                            tuple([index[id(a)] for a in node.args])))
+                pop()
+                index[nid] = len(sig)
+                sig.append((node.op, node.attrs, node.shape, node.dtype, tuple([index[id(a)] for a in args])))
                 order.append(node)
         return self
 
