@@ -35,7 +35,7 @@ def kmeans(xp, X, centers, iters=20):
     for _ in range(iters):
         # squared distances by expansion: |x|^2 - 2 x.c + |c|^2
         d2 = xp.sum(X * X, axis=1)[:, None] - 2.0 * (X @ centers.T) + xp.sum(centers * centers, axis=1)[None, :]
-        labels = xp.argmin(d2, axis=1) if hasattr(xp, "argmin") else None
+        labels = xp.argmin(d2, axis=1)
         onehot = xp.astype(labels[:, None] == xp.arange(k)[None, :], X.dtype)
         counts = xp.sum(onehot, axis=0)
         centers = (onehot.T @ X) / xp.maximum(counts, 1.0)[:, None]
@@ -65,12 +65,11 @@ def main():
     blobs = rng.standard_normal((8, d)) * 4
     Xk = (blobs[rng.integers(0, 8, n)] + rng.standard_normal((n, d))).astype(np.float64)
     init = Xk[:8].copy()
-    if hasattr(xp, "argmin"):
-        c, labels = kmeans(xp, xp.asarray(Xk), xp.asarray(init))
-        c_np, labels_np = kmeans(np, Xk, init)
-        np.testing.assert_allclose(np.asarray(c), c_np, rtol=1e-9, atol=1e-9)
-        assert (np.asarray(labels) == labels_np).all()
-        print("k-means: 20 iterations, centers and labels match numpy")
+    c, labels = kmeans(xp, xp.asarray(Xk), xp.asarray(init))
+    c_np, labels_np = kmeans(np, Xk, init)
+    np.testing.assert_allclose(np.asarray(c), c_np, rtol=1e-9, atol=1e-9)
+    assert (np.asarray(labels) == labels_np).all()
+    print("k-means: 20 iterations, centers and labels match numpy")
 
     m = xp.metrics
     print()
@@ -78,7 +77,7 @@ def main():
     hits = m.cache_hits / max(1, m.cache_hits + m.cache_misses)
     print(f"\ncache hit rate over the run: {100 * hits:.1f}% ({m.compiles} compiles for "
           f"{m.executions} programs run)")
-    assert hits >= 0.80, "the demo's loops should hit the compile cache"
+    assert hits >= 0.95, "the demo's loops should hit the compile cache"
 
 
 if __name__ == "__main__":
