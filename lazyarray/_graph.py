@@ -109,12 +109,47 @@ class Plan:
         self.add(outputs)
 
     def add(self, outputs):
+        mark = (len(self.sig), len(self.order), len(self.leaves))
+        try:
+            for out in outputs:
+                self._visit(out)
+        except RecursionError:  # a deep chain: undo this call's part and walk it with a stack
+            self._undo(mark)
+            self._walk(outputs)
+        return self
+
+    def _visit(self, node):
+        """Recursive post-order walk: the fast path for graphs of ordinary depth."""
+        index = self.index
+        i = index.get(id(node))
+        if i is not None:
+            return i
+        sig = self.sig
+        if node.op is None:
+            sig.append((node.shape, node.dtype, node.buffer is None and not node.shape))
+            self.leaves.append(node)
+        else:
+            visit = self._visit
+            operands = tuple([visit(a) for a in node.args])
+            sig.append((node.op, node.attrs, node.shape, node.dtype, operands))
+            self.order.append(node)
+        i = index[id(node)] = len(sig) - 1
+        return i
+
+    def _undo(self, mark):
+        n_sig, n_order, n_leaves = mark
+        for entry_node in self.order[n_order:] + self.leaves[n_leaves:]:
+            self.index.pop(id(entry_node), None)
+        del self.sig[n_sig:], self.order[n_order:], self.leaves[n_leaves:]
+
+    def _walk(self, outputs):
+        """The same walk with an explicit stack, for chains deeper than Python's recursion limit."""
         index, sig, order, leaves = self.index, self.sig, self.order, self.leaves
         for out in outputs:
             if id(out) in index:
                 continue
             stack = [out]
-            pop, push = stack.pop, stack.append
+            pop = stack.pop
             while stack:
                 node = stack[-1]
                 nid = id(node)
@@ -136,7 +171,6 @@ class Plan:
                 index[nid] = len(sig)
                 sig.append((node.op, node.attrs, node.shape, node.dtype, tuple([index[id(a)] for a in args])))
                 order.append(node)
-        return self
 
     def key(self, outputs):
         return tuple(self.sig) + (tuple([self.index[id(o)] for o in outputs]),)
