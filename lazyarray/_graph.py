@@ -109,6 +109,9 @@ class Plan:
         self.add(outputs)
 
     def add(self, outputs):
+        if pending.nodes_since_sync > 400:  # likely deep: recursion would fail and start over
+            self._walk(outputs)
+            return self
         mark = (len(self.sig), len(self.order), len(self.leaves))
         try:
             for out in outputs:
