@@ -131,18 +131,13 @@ def full(shape, fill_value, *, dtype=None, device=None):
     return Array._wrap(ops.broadcast_in_dim(ops.scalar(fill_value, dtype), shape, ()), device)
 
 
-def _splat(value, dtype, shape):
-    """A structural constant of any shape (zero-size included) as one broadcast scalar."""
-    return ops.broadcast_in_dim(ops.constant(value, dtype), shape, ())
-
-
 def _param(value, dtype, shape):
     """A graph parameter (not part of the compiled program's key) broadcast to shape."""
     return ops.broadcast_in_dim(ops.scalar(value, dtype), shape, ())
 
 
 def _filled(value, shape, dtype, device):
-    return Array._wrap(_splat(value, dtype, _shape(shape)), check_device(device))
+    return Array._wrap(ops.constant(value, dtype, _shape(shape)), check_device(device))
 
 
 def zeros(shape, *, dtype=None, device=None):
@@ -201,7 +196,7 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
         n = max(0, -((start - stop) // step))  # exact ceil((stop - start) / step) for big ints
     device = check_device(device)
     if n == 0:
-        return Array._wrap(_splat(0, dtype, (0,)), device)
+        return Array._wrap(ops.constant(0, dtype, (0,)), device)
     # start + i * step: integers count in 64 bits (a negative step need not fit uint8), floats
     # in the output dtype (as numpy)
     work = dtype if dtype.kind == "f" else (dt.uint64 if dtype is dt.uint64 and step > 0 else dt.int64)
@@ -223,7 +218,7 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
         raise TypeError(f"linspace: dtype must be floating, got {dtype}")
     device = check_device(device)
     if num == 0:
-        return Array._wrap(_splat(0, dtype, (0,)), device)
+        return Array._wrap(ops.constant(0, dtype, (0,)), device)
     div = (num - 1) if endpoint else num
     shape = (num,)
     i = ops.iota(shape, 0, dtype)
@@ -310,7 +305,7 @@ def _tri(x, k, lower):
     c = ops.iota(shape, x.ndim - 1, dt.int64)
     rk = ops.elementwise("stablehlo.add", r, _param(k, dt.int64, shape))
     keep = ops.compare(c, rk, "LE" if lower else "GE")
-    return Array._wrap(ops.select(keep, x._node, _splat(0, x.dtype, shape)), x.device)
+    return Array._wrap(ops.select(keep, x._node, ops.constant(0, x.dtype, shape)), x.device)
 
 
 def tril(x, /, *, k=0):

@@ -25,11 +25,6 @@ def _c(value, like):
     return ops.constant(value, like.dtype)
 
 
-def _splat(value, dtype, shape):
-    """A constant that is itself a result, so it must have the result's shape."""
-    return ops.broadcast_in_dim(ops.constant(value, dtype), shape, ())
-
-
 def _not(x):
     return E("stablehlo.not", x)
 
@@ -39,7 +34,7 @@ def _isnan(x):
         re, im = _real(x), _imag(x)
         return E("stablehlo.or", _isnan(re), _isnan(im))
     if x.dtype.kind != "f":
-        return _splat(False, dt.bool, x.shape)
+        return ops.constant(False, dt.bool, x.shape)
     return ops.compare(x, x, "NE")
 
 
@@ -47,7 +42,7 @@ def _isinf(x):
     if x.dtype.kind == "c":
         return E("stablehlo.or", _isinf(_real(x)), _isinf(_imag(x)))
     if x.dtype.kind != "f":
-        return _splat(False, dt.bool, x.shape)
+        return ops.constant(False, dt.bool, x.shape)
     return ops.compare(E("stablehlo.abs", x), _c(np.inf, x), "EQ")
 
 
@@ -55,7 +50,7 @@ def _isfinite(x):
     if x.dtype.kind == "c":
         return E("stablehlo.and", _isfinite(_real(x)), _isfinite(_imag(x)))
     if x.dtype.kind != "f":
-        return _splat(True, dt.bool, x.shape)
+        return ops.constant(True, dt.bool, x.shape)
     return E("stablehlo.is_finite", x, dtype=dt.bool)
 
 
@@ -67,7 +62,7 @@ def _real(x):
 
 def _imag(x):
     if x.dtype.kind != "c":
-        return _splat(0, x.dtype, x.shape)
+        return ops.constant(0, x.dtype, x.shape)
     return E("stablehlo.imag", x, dtype=dt.real_of(x.dtype))
 
 

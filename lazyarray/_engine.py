@@ -168,12 +168,9 @@ def _run(plan, outputs, device, site):
         pool.watch(node, device.id)
 
 
-_PY_SCALARS = (bool, int, float, complex)
-
-
 def _packed_buffer(vec, device):
-    """The device copy of a vector of packed scalars; a loop's constants (the same values every
-    step) are sent once. Keyed by bytes, so -0.0 and 0.0 stay apart."""
+    """The device copy of a small host vector (packed scalars); a loop's constants (the same values
+    every step) are sent once. Keyed by bytes, so -0.0 and 0.0 stay apart."""
     skey = (device.id, vec.dtype.str, vec.tobytes())
     buf = _scalar_buffers.get(skey)
     if buf is None:
@@ -185,22 +182,11 @@ def _packed_buffer(vec, device):
 
 
 def _input_buffer(leaf, device):
-    if leaf.buffer is not None:
-        return leaf.buffer
-    value = leaf.host
-    scalar = type(value) in _PY_SCALARS
-    skey = (device.id, leaf.dtype, type(value), value) if scalar else None
-    buf = _scalar_buffers.get(skey) if scalar else None
-    if buf is None:
-        host = np.asarray(value, dtype=leaf.dtype.np)
-        buf = _runtime.put(host, device._pjrt)
-        metrics.bytes_to_device += host.nbytes
-        if scalar:
-            _scalar_buffers[skey] = buf
-            if len(_scalar_buffers) > _SCALAR_CACHE_SIZE:
-                _scalar_buffers.popitem(last=False)
-    leaf.buffer, leaf.host = buf, None
-    return buf
+    """A leaf's device buffer; a host leaf (only 0-D values wait on the host) is sent once."""
+    if leaf.buffer is None:
+        leaf.buffer = _packed_buffer(np.asarray(leaf.host, dtype=leaf.dtype.np), device)
+        leaf.host = None
+    return leaf.buffer
 
 
 def _compile(key, order, leaves, outputs, device, site, donated):

@@ -42,11 +42,6 @@ def check_array(x, name="x"):
     return x
 
 
-def check_dtype(x, category, fname):
-    if x.dtype not in dt.CATEGORIES[category]:
-        raise TypeError(f"{fname}: expected an array of {category} dtype, got {x.dtype}")
-
-
 def binary_operands(x1, x2, fname):
     """Two operands (arrays or one Python scalar) -> (node1, node2, dtype, shape, device), with
     the standard's promotion and broadcasting applied."""

@@ -54,8 +54,11 @@ def _lower_constant(e, node):
 def constant(value, dtype, shape=()):
     """A value baked into the program (and its key): only for structural constants such as the 0
     of a comparison or the fill of zeros(), never for user data."""
-    arr = np.broadcast_to(np.asarray(value, dtype=dtype.np), shape)
-    flat = np.ascontiguousarray(arr).reshape(-1)
+    value = np.asarray(value, dtype=dtype.np)
+    shape = tuple(shape)
+    if value.ndim == 0 and shape:  # a scalar fill: one 0-D literal, never a host array of `shape`
+        return broadcast_in_dim(constant(value, dtype), shape, ())
+    flat = np.ascontiguousarray(np.broadcast_to(value, shape)).reshape(-1)
     if flat.size == 0:  # an empty array: a broadcast of any scalar (no empty literal needed)
         return broadcast_in_dim(constant(0, dtype), shape, ())
     if flat.size > 1 and (flat.view(np.uint8).reshape(flat.size, -1) == flat.view(np.uint8)[:flat.itemsize]).all():

@@ -11,11 +11,6 @@ from ._array_object import Array
 from ._helpers import check_array, normalize_axes, normalize_axis
 
 
-def _splat(value, dtype, shape):
-    """A structural constant of any shape (zero-size included) as one broadcast scalar."""
-    return ops.broadcast_in_dim(ops.constant(value, dtype), shape, ())
-
-
 def _keep(node, axes, keepdims, in_shape):
     if keepdims:
         return ops.reshape(node, tuple(1 if i in axes else n for i, n in enumerate(in_shape)))
@@ -85,9 +80,9 @@ def mean(x, /, *, axis=None, keepdims=False):
     axes = normalize_axes(axis, x.ndim)
     total = ops.reduce(x._node, axes, "add")
     n = _count(x.shape, axes)
-    out = ops.elementwise("stablehlo.divide", total, _splat(n if n else np.nan, x.dtype, total.shape))
+    out = ops.elementwise("stablehlo.divide", total, ops.constant(n if n else np.nan, x.dtype, total.shape))
     if n == 0:
-        out = _splat(np.nan, x.dtype, total.shape)
+        out = ops.constant(np.nan, x.dtype, total.shape)
     return Array._wrap(_keep(out, axes, keepdims, x.shape), x.device)
 
 
@@ -100,12 +95,12 @@ def var(x, /, *, axis=None, correction=0.0, keepdims=False):
     node = x._node
     total = ops.reduce(node, axes, "add")
     kept = tuple(1 if i in axes else s for i, s in enumerate(x.shape))
-    m = ops.elementwise("stablehlo.divide", total, _splat(n if n else 1, x.dtype, total.shape))
+    m = ops.elementwise("stablehlo.divide", total, ops.constant(n if n else 1, x.dtype, total.shape))
     d = ops.elementwise("stablehlo.subtract", node, ops.broadcast_to(ops.reshape(m, kept), x.shape))
     ss = ops.reduce(ops.elementwise("stablehlo.multiply", d, d), axes, "add")
     denom = n - correction
     if denom <= 0:
-        out = _splat(np.nan, x.dtype, ss.shape)
+        out = ops.constant(np.nan, x.dtype, ss.shape)
     else:
         out = ops.elementwise("stablehlo.divide", ss, ops.broadcast_in_dim(ops.scalar(denom, x.dtype), ss.shape, ()))
     return Array._wrap(_keep(out, axes, keepdims, x.shape), x.device)
