@@ -6,14 +6,15 @@ import collections
 import hashlib
 import math
 import os
+import struct
 import time
 
 import numpy as np
 
-from . import _config, _runtime
+from . import _config, _dtypes, _runtime, _segment
 from ._emit import emit_module
 from ._graph import Plan, pending, split_leaves
-from ._metrics import explain_miss, metrics, user_site
+from ._metrics import explain_miss, format_site, metrics, user_site
 from ._pool import pool
 
 
@@ -25,8 +26,10 @@ class _Compiled:
         self.text_hash = text_hash
 
 
-_cache = collections.OrderedDict()     # (device, structural key) -> _Compiled
-_scalar_buffers = collections.OrderedDict()  # (device, dtype, bytes) -> device buffer of a scalar
+_cache = {}  # (device, structural key) -> _Compiled; the oldest compiled is dropped first
+_scalar_buffers = {}  # (device id, dtype str, bytes) -> device buffer of host scalars (oldest dropped first)
+_f64 = _dtypes.float64
+_pack = struct.pack
 _SCALAR_CACHE_SIZE = 4096
 
 
@@ -49,10 +52,15 @@ def realize(nodes, device, cause):
     syncs[cause] = syncs.get(cause, 0) + 1
     sites[(cause, site)] = sites.get((cause, site), 0) + 1
     target_ids = {id(t) for t in targets}
-    candidates = [n for n in (h._pending_node() for h in pending.live() if h._device == device)
+    candidates = [n for n in [h._pending_node() for h in pending.live() if h._device is device]
                   if id(n) not in target_ids]
+    metrics.nodes_traced += pending.nodes_since_sync
+    big = pending.nodes_since_sync >= _segment.MIN_NODES
+    pending.nodes_since_sync = 0
     if cause == "cut":
         outputs = _unique(targets + candidates)
+        if big and _run_segmented(outputs, device, site, keep_tail=True):
+            return
         plan = Plan(outputs)
     else:
         plan = Plan(targets)
@@ -61,9 +69,28 @@ def realize(nodes, device, cause):
         if extra:
             outputs = _unique(targets + extra)
             plan.add(extra)  # the walk goes on from where the targets left it
+        if len(plan.order) >= _segment.MIN_NODES and _run_segmented(outputs, device, site, keep_tail=False):
+            plan = Plan(outputs)  # what the chunks left: less than one chunk
+            if not plan.order:
+                return
     _run(plan, outputs, device, site)
-    metrics.nodes_traced += pending.nodes_since_sync
-    pending.nodes_since_sync = 0
+
+
+def _run_segmented(outputs, device, site, keep_tail):
+    """Compute a loop's unrolled graph chunk by chunk (see `_segment`). Returns False when the
+    graph is not periodic. With `keep_tail`, the nodes after the last whole chunk stay pending and
+    count towards the next cut's budget."""
+    found = _segment.chunks(outputs, keep_tail)
+    if found is None:
+        return False
+    pieces, tail = found
+    for piece in pieces:
+        _run(Plan(piece), piece, device, site)
+    metrics.segmented_syncs += 1
+    metrics.chunks_run += len(pieces)
+    if keep_tail:
+        pending.nodes_since_sync += tail
+    return True
 
 
 _cut_site = None  # the user's line where the last budget cut happened
@@ -89,7 +116,6 @@ def cut_graph():
         by_device[h._device].append(h._pending_node())
     for device, nodes in by_device.items():
         realize(nodes, device, "cut")
-    pending.nodes_since_sync = 0
 
 
 def _unique(nodes):
@@ -153,11 +179,10 @@ def _run(plan, outputs, device, site):
         compiled = _compile(key, order, leaves, outputs, device, site, donated)
     else:
         metrics.cache_hits += 1
-        _cache.move_to_end(key)
     buffers, packed = split_leaves(leaves)
-    inputs = [_input_buffer(leaf, device) for leaf in buffers]
+    inputs = [leaf.buffer if leaf.buffer is not None else _input_buffer(leaf, device) for leaf in buffers]
     for dtype, group in packed.items():
-        inputs.append(_packed_buffer(np.array([leaf.host for leaf in group], dtype=dtype.np), device))
+        inputs.append(_packed_buffer([leaf.host for leaf in group], dtype, device))
     inputs += recycled
     t0 = time.perf_counter()
     results = _runtime.execute(compiled.executable, inputs)
@@ -168,29 +193,40 @@ def _run(plan, outputs, device, site):
         pool.watch(node, device.id)
 
 
-def _packed_buffer(vec, device):
-    """The device copy of a small host vector (packed scalars); a loop's constants (the same values
-    every step) are sent once. Keyed by bytes, so -0.0 and 0.0 stay apart."""
+def _packed_buffer(values, dtype, device):
+    """The device vector of a program's host scalars of one dtype (graph.split_leaves)."""
+    if dtype is _f64:  # the common case, keyed without a numpy round trip
+        buf = _scalar_buffers.get((device.id, "<f8", _pack(f"<{len(values)}d", *values)))
+        if buf is not None:
+            return buf
+    return _host_buffer(np.array(values, dtype=dtype.np), device)
+
+
+def _host_buffer(vec, device):
+    """The device copy of a small host array; a loop's constants (the same values every step)
+    are sent once. Keyed by bytes, so -0.0 and 0.0 (equal as floats) and NaNs (unequal to
+    themselves) are told apart correctly."""
     skey = (device.id, vec.dtype.str, vec.tobytes())
     buf = _scalar_buffers.get(skey)
     if buf is None:
         buf = _scalar_buffers[skey] = _runtime.put(vec, device._pjrt)
         metrics.bytes_to_device += vec.nbytes
         if len(_scalar_buffers) > _SCALAR_CACHE_SIZE:
-            _scalar_buffers.popitem(last=False)
+            del _scalar_buffers[next(iter(_scalar_buffers))]
     return buf
 
 
 def _input_buffer(leaf, device):
     """A leaf's device buffer; a host leaf (only 0-D values wait on the host) is sent once."""
     if leaf.buffer is None:
-        leaf.buffer = _packed_buffer(np.asarray(leaf.host, dtype=leaf.dtype.np), device)
+        leaf.buffer = _host_buffer(np.asarray(leaf.host, dtype=leaf.dtype.np), device)
         leaf.host = None
     return leaf.buffer
 
 
 def _compile(key, order, leaves, outputs, device, site, donated):
     metrics.cache_misses += 1
+    site = format_site(site)
     if _config.explain_misses or _config.max_graphs_per_site:
         reason = explain_miss(key[2], [k[2] for k in list(_cache)[-64:]])
         metrics.miss_explanations.append(f"{site}: {reason}")
@@ -231,7 +267,7 @@ def _compile(key, order, leaves, outputs, device, site, donated):
     compiled = _Compiled(executable, text_hash)
     _cache[key] = compiled
     if len(_cache) > _config.cache_size:
-        _cache.popitem(last=False)
+        del _cache[next(iter(_cache))]
     return compiled
 
 

@@ -22,8 +22,10 @@ class Metrics:
         self.bytes_to_device = 0
         self.bytes_to_host = 0
         self.recycled_buffers = 0       # outputs written into the memory of dead arrays
+        self.segmented_syncs = 0        # syncs that ran a loop's graph chunk by chunk (_segment)
+        self.chunks_run = 0             # programs those syncs ran
         self.syncs = collections.Counter()        # cause -> count
-        self.sync_sites = collections.Counter()   # (cause, file:line) -> count
+        self.sync_sites = collections.Counter()   # (cause, (file, line)) -> count
         self.miss_explanations = []               # newest last, bounded
         self.graphs_per_site = collections.defaultdict(set)
 
@@ -40,6 +42,8 @@ class Metrics:
             "bytes_to_device": self.bytes_to_device,
             "bytes_to_host": self.bytes_to_host,
             "recycled_buffers": self.recycled_buffers,
+            "segmented_syncs": self.segmented_syncs,
+            "chunks_run": self.chunks_run,
             "syncs": dict(self.syncs),
         }
 
@@ -59,12 +63,13 @@ class Metrics:
             f"  bytes to device     {self.bytes_to_device}",
             f"  bytes to host       {self.bytes_to_host}",
             f"  recycled buffers    {self.recycled_buffers}",
+            f"  loop chunks         {self.chunks_run} programs in {self.segmented_syncs} segmented syncs",
             "  syncs by cause      " + (", ".join(f"{k}={v}" for k, v in sorted(self.syncs.items())) or "none"),
         ]
         if self.sync_sites:
             lines.append("  top sync sites")
             for (cause, site), n in self.sync_sites.most_common(5):
-                lines.append(f"    {n:6d}  {cause:10s} {site}")
+                lines.append(f"    {n:6d}  {cause:10s} {format_site(site)}")
         if self.miss_explanations:
             lines.append("  last cache misses")
             for text in self.miss_explanations[-5:]:
@@ -88,13 +93,23 @@ def _is_internal(filename):
 
 
 def user_site():
-    """file:line of the innermost frame outside lazyarray: where the user's code caused this."""
+    """(file, line) of the innermost frame outside lazyarray: where the user's code caused this.
+    A tuple, formatted only when shown (this runs at every sync)."""
     f = sys._getframe(1)
-    while f is not None and _is_internal(f.f_code.co_filename):
+    internal = _internal
+    while f is not None:
+        name = f.f_code.co_filename
+        r = internal.get(name)
+        if r is None:
+            r = _is_internal(name)
+        if not r:
+            return (name, f.f_lineno)
         f = f.f_back
-    if f is None:
-        return "<unknown>"
-    return f"{f.f_code.co_filename}:{f.f_lineno}"
+    return ("<unknown>", 0)
+
+
+def format_site(site):
+    return f"{site[0]}:{site[1]}"
 
 
 def explain_miss(key, cached_keys):

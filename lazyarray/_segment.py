@@ -1,0 +1,129 @@
+"""Loop segmentation: computing a long pending graph one iteration at a time.
+
+A Python loop that never reads its values unrolls into one pending graph: 100 steps of logistic
+regression are ~1200 nodes, and compiling them as one program costs seconds (and a different
+program for every iteration count). In creation order the nodes of such a graph repeat with a
+period: one iteration's ops, each taking its operands from the same distance back. `chunks`
+finds the longest periodic run that ends at the newest node and splits the graph into chunks of
+whole periods. The first chunk compiles; every later chunk is the same graph applied to the
+previous chunk's outputs, so it is a cache hit. The price is the fusion across iterations, which
+for whole loop steps is small next to a compile per unrolled length.
+
+Correctness never depends on the period found: every chunk is keyed and compiled like any other
+graph, so a wrong guess costs a compile, never a wrong value.
+"""
+from __future__ import annotations
+
+MIN_NODES = 48    # smaller graphs compile as one program
+MIN_REPEATS = 3   # a run counts as periodic once it repeats at least this often
+MIN_CHUNK = 32    # nodes per chunk when the period is tiny (a chunk per op would cost a call per op)
+
+
+def _serial(node):
+    return node.serial
+
+
+def _collect(outputs):
+    """The pending (computed) nodes the outputs depend on, in creation order."""
+    seen, nodes = set(), []
+    stack = [o for o in outputs if o.op is not None]
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        nodes.append(n)
+        stack.extend([a for a in n.args if a.op is not None and id(a) not in seen])
+    nodes.sort(key=_serial)
+    return nodes
+
+
+def _codes(nodes):
+    """One small int per node: equal codes mean the same op, attributes, type and operand count.
+    Where the operands come from is left out on purpose: a chunk's program takes every value from
+    outside the chunk as a parameter, so the first iteration (reading the loop's input leaves)
+    and the later ones (reading the previous chunk's outputs) are the same program, and a loop's
+    reference to a value computed before it is farther back every iteration."""
+    table, seq = {}, []
+    for n in nodes:
+        d = (n.op, n.attrs, n.shape, n.dtype, len(n.args))
+        c = table.get(d)
+        if c is None:
+            c = table[d] = len(table)
+        seq.append(c)
+    return seq
+
+
+def _periodic_suffix(seq):
+    """(period, length) of the longest suffix of `seq` that repeats its smallest period at least
+    MIN_REPEATS times, or None. Prefix function of the reversed sequence: for its prefix of length
+    m, m - pi[m - 1] is the smallest period."""
+    r = seq[::-1]
+    n = len(r)
+    pi = [0] * n
+    k = 0
+    for i in range(1, n):
+        c = r[i]
+        while k and c != r[k]:
+            k = pi[k - 1]
+        if c == r[k]:
+            k += 1
+        pi[i] = k
+    for m in range(n, 0, -1):
+        p = m - pi[m - 1]
+        if p * MIN_REPEATS <= m:
+            return p, m
+    return None
+
+
+def chunks(outputs, keep_tail):
+    """Split the graph behind `outputs` into pieces to compute in order, or None if it is small or
+    not periodic. Returns (pieces, tail_size): each piece is the list of its nodes that later
+    pieces or `outputs` need. With `keep_tail` (a budget cut) the trailing nodes after the last
+    chunk that looks like the first stay pending (tail_size of them); otherwise the caller
+    computes whatever the pieces left (at most one chunk's worth) with `outputs`."""
+    nodes = _collect(outputs)
+    n = len(nodes)
+    if n < MIN_NODES:
+        return None
+    seq = _codes(nodes)
+    found = _periodic_suffix(seq)
+    if found is None:
+        return None
+    period, length = found
+    start = n - length
+    size = period if period * 4 >= MIN_CHUNK else -(-MIN_CHUNK // period) * period
+    full = length // size
+    if not full:
+        return None
+
+    rank = {id(node): i for i, node in enumerate(nodes)}
+
+    def piece_of(i):
+        return -1 if i < start else min((i - start) // size, full)  # `full` is the tail
+
+    need = bytearray(n)
+    for i, node in enumerate(nodes):
+        p = piece_of(i)
+        for a in node.args:
+            if a.op is not None and piece_of(rank[id(a)]) != p:
+                need[rank[id(a)]] = 1
+    for o in outputs:
+        if o.op is not None:
+            need[rank[id(o)]] = 1
+
+    pieces = []
+    if start:
+        pieces.append([nodes[i] for i in range(start) if need[i]])
+    pattern = None
+    last = start + full * size
+    for j in range(full):
+        lo = start + j * size
+        mask = bytes(need[lo:lo + size])
+        if pattern is None:
+            pattern = mask
+        elif keep_tail and mask != pattern:
+            last = lo  # a chunk holding other live arrays: leave it to a later cut
+            break
+        pieces.append([nodes[i] for i in range(lo, lo + size) if need[i]])
+    return pieces, n - last
