@@ -69,7 +69,7 @@ def realize(nodes, device, cause):
         if extra:
             outputs = _unique(targets + extra)
             plan.add(extra)  # the walk goes on from where the targets left it
-        if len(plan.order) >= _segment.MIN_NODES and _run_segmented(outputs, device, site, keep_tail=False):
+        if _segment.worth_trying(len(plan.order)) and _run_segmented(outputs, device, site, keep_tail=False):
             plan = Plan(outputs)  # what the chunks left: less than one chunk
             if not plan.order:
                 return

@@ -380,9 +380,31 @@ def _lower_dot_general(e, node, x, y):
                 "precision_config = [#stablehlo<precision HIGHEST>, #stablehlo<precision HIGHEST>]")
 
 
+def _fold_transpose(x, batch, contract):
+    """A pending transpose feeding a dot is folded into the dot's dimension numbers when that
+    keeps the free axes in order: `X.T @ v` then reads X in place. XLA's CPU pipeline does not
+    always do this itself, and a loop that writes `X.T` every step would copy X every step."""
+    if x.op is not _lower_transpose:
+        return x, batch, contract
+    perm, = x.attrs
+    free = [perm[i] for i in range(len(perm)) if i not in batch and i not in contract]
+    if free != sorted(free):
+        return x, batch, contract
+    return x.args[0], tuple(perm[i] for i in batch), tuple(perm[i] for i in contract)
+
+
 def dot_general(x, y, lhs_batch, rhs_batch, lhs_contract, rhs_contract):
     """Result axes: batch, then x's free axes, then y's free axes (StableHLO's order)."""
     assert x.dtype is y.dtype
+    x, lhs_batch, lhs_contract = _fold_transpose(x, lhs_batch, lhs_contract)
+    y, rhs_batch, rhs_contract = _fold_transpose(y, rhs_batch, rhs_contract)
+    if (not lhs_batch and len(x.shape) == 2 and lhs_contract == (0,) and len(y.shape) == 2
+            and rhs_contract == (0,) and y.shape[1] == 1):
+        # X^T v as (v^T X)^T, v^T a row: XLA's CPU matrix-vector product is ~3x slower when it
+        # contracts X's leading axis against a column (0.43 vs 0.14 ms for 50000x32 float32).
+        # Both transposes touch only unit axes, so they are reshapes.
+        out = dot_general(reshape(y, (1, y.shape[0])), x, (), (), (1,), (0,))
+        return reshape(out, (x.shape[1], 1))
     shape = tuple(x.shape[i] for i in lhs_batch)
     shape += tuple(n for i, n in enumerate(x.shape) if i not in lhs_batch and i not in lhs_contract)
     shape += tuple(n for i, n in enumerate(y.shape) if i not in rhs_batch and i not in rhs_contract)

@@ -17,6 +17,11 @@ from __future__ import annotations
 MIN_NODES = 48    # smaller graphs compile as one program
 MIN_REPEATS = 3   # a run counts as periodic once it repeats at least this often
 MIN_CHUNK = 32    # nodes per chunk when the period is tiny (a chunk per op would cost a call per op)
+MAX_SKIP = 8      # newest nodes that may fall outside the periodic run (a cut lands mid-expression:
+                  # the handle being created when the budget ran out is an output of the cut)
+
+
+_last_chunk = None  # descriptions of the nodes of the last loop chunk found
 
 
 def _serial(node):
@@ -38,20 +43,19 @@ def _collect(outputs):
     return nodes
 
 
-def _codes(nodes):
-    """One small int per node: equal codes mean the same op, attributes, type and operand count.
-    Where the operands come from is left out on purpose: a chunk's program takes every value from
-    outside the chunk as a parameter, so the first iteration (reading the loop's input leaves)
-    and the later ones (reading the previous chunk's outputs) are the same program, and a loop's
-    reference to a value computed before it is farther back every iteration."""
-    table, seq = {}, []
-    for n in nodes:
-        d = (n.op, n.attrs, n.shape, n.dtype, len(n.args))
-        c = table.get(d)
-        if c is None:
-            c = table[d] = len(table)
-        seq.append(c)
-    return seq
+def _describe(node):
+    """What must match for two nodes to be the same step of a loop: op, attributes, type and
+    operand count. Where the operands come from is left out on purpose: a chunk's program takes
+    every value from outside the chunk as a parameter, so the first iteration (reading the loop's
+    input leaves) and the later ones (reading the previous chunk's outputs) are the same program,
+    and a loop's reference to a value computed before it is farther back every iteration."""
+    return (node.op, node.attrs, node.shape, node.dtype, len(node.args))
+
+
+def _codes(descs):
+    """One small int per description, equal for equal descriptions."""
+    table = {}
+    return [table.setdefault(d, len(table)) for d in descs]
 
 
 def _periodic_suffix(seq):
@@ -76,27 +80,60 @@ def _periodic_suffix(seq):
     return None
 
 
+def worth_trying(n_nodes):
+    """Whether a read of a graph of n_nodes computed nodes should look for a loop in it."""
+    return n_nodes >= MIN_NODES or (_last_chunk is not None and n_nodes >= len(_last_chunk))
+
+
 def chunks(outputs, keep_tail):
     """Split the graph behind `outputs` into pieces to compute in order, or None if it is small or
     not periodic. Returns (pieces, tail_size): each piece is the list of its nodes that later
     pieces or `outputs` need. With `keep_tail` (a budget cut) the trailing nodes after the last
     chunk that looks like the first stay pending (tail_size of them); otherwise the caller
     computes whatever the pieces left (at most one chunk's worth) with `outputs`."""
+    global _last_chunk
     nodes = _collect(outputs)
     n = len(nodes)
+    if _last_chunk is not None and n >= len(_last_chunk):
+        found = _continued(nodes, _last_chunk)
+        if found:
+            start, size, full = 0, len(_last_chunk), found
+            return _pieces(nodes, outputs, start, size, full, keep_tail)
     if n < MIN_NODES:
         return None
-    seq = _codes(nodes)
-    found = _periodic_suffix(seq)
-    if found is None:
+    descs = [_describe(node) for node in nodes]
+    seq = _codes(descs)
+    for skip in range(MAX_SKIP + 1):  # the newest nodes may be a half-built expression
+        found = _periodic_suffix(seq[:n - skip])
+        if found is not None:
+            break
+    else:
         return None
     period, length = found
-    start = n - length
+    start = n - skip - length
     size = period if period * 4 >= MIN_CHUNK else -(-MIN_CHUNK // period) * period
     full = length // size
-    if not full:
-        return None
+    if not full or (not keep_tail and (full - 1) * size < MIN_NODES):
+        return None  # at a read, splitting pays only when it saves compiling many repeated nodes
+    _last_chunk = descs[start:start + size]
+    return _pieces(nodes, outputs, start, size, full, keep_tail)
 
+
+def _continued(nodes, chunk):
+    """How many whole copies of the last loop chunk the graph starts with: after a budget cut the
+    pending rest of a loop starts at a chunk boundary, and its end (the read after the loop) may
+    be too short to look periodic on its own."""
+    size, full = len(chunk), 0
+    while (full + 1) * size <= len(nodes):
+        lo = full * size
+        if any(_describe(nodes[lo + i]) != chunk[i] for i in range(size)):
+            break
+        full += 1
+    return full
+
+
+def _pieces(nodes, outputs, start, size, full, keep_tail):
+    n = len(nodes)
     rank = {id(node): i for i, node in enumerate(nodes)}
 
     def piece_of(i):

@@ -36,7 +36,8 @@ def _no_cut_site(monkeypatch):
     monkeypatch.setattr(_engine, "_cut_site", None)
 
 
-def test_unread_loop_compiles_one_step(fresh, data):
+def test_unread_loop_compiles_one_step(fresh, data, monkeypatch):
+    monkeypatch.setattr(_config, "node_budget", 10 ** 6)  # no cut: the read alone splits it
     X, y, w = data
     out = logreg(xp.asarray(X), xp.asarray(y), xp.asarray(w), steps=60)
     np.testing.assert_allclose(np.asarray(out), logreg_np(X, y, w, 60), rtol=1e-12)
@@ -65,6 +66,7 @@ def test_budget_cuts_keep_the_partial_chunk_pending(fresh, data, monkeypatch):
     assert fresh.syncs["cut"] >= 2
     assert pending.nodes_since_sync < 1000
     np.testing.assert_allclose(np.asarray(out), logreg_np(X, y, w, 250), rtol=1e-11)
+    assert fresh.chunks_run == 250  # the final read continues the cut's chunks
     assert fresh.compiles == 1
 
 
