@@ -56,6 +56,10 @@ class Peer:
         return functools.partial(fn, self.xp)
 
     # Introspection hooks; only the compiling peers fill them in.
+    def warm_up(self, call, args):
+        """Calls between the cold one and the timed ones; returns their metrics."""
+        return {}
+
     def metrics_reset(self):
         pass
 
@@ -158,17 +162,34 @@ class Lazy(Peer):
     def _metrics(self):
         return getattr(self.xp, "metrics", None)
 
+    def warm_up(self, call, args):
+        """A new graph runs in the interpreter for its first `interpret_first` sightings and then
+        compiles in the background: make those calls and wait for the compiles, so the timed
+        calls measure the steady state (the compiled programs)."""
+        from lazyarray import _config
+        self.metrics_reset()
+        for _ in range(_config.interpret_first):
+            self.block(call(*args))
+        return self.metrics_read()
+
+    def _settle(self):
+        """Let background compiles finish, so each one counts in the window that started it."""
+        from lazyarray import _engine
+        _engine.wait_for_compiles()
+
     def metrics_reset(self):
         m = self._metrics()
         if m is not None and hasattr(m, "reset"):
+            self._settle()
             m.reset()
 
     def metrics_read(self):
         m = self._metrics()
         if m is None:
             return {}
+        self._settle()
         keys = ("compile_seconds", "compiles", "cache_hits", "cache_misses",
-                "execute_seconds", "nodes_traced")
+                "execute_seconds", "nodes_traced", "interpreted", "chunks_run")
         return {k: getattr(m, k) for k in keys if getattr(m, k, None) is not None}
 
 

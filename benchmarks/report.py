@@ -35,6 +35,11 @@ def _compiles(cell):
     if "compiles" not in m:
         return ""
     text = f"cold: {m['compiles']} compiles"
+    if m.get("interpreted"):
+        text += f" ({m['interpreted']} programs interpreted meanwhile)"
+    w = getattr(cell, "warm_metrics", {}) or {}
+    if w.get("compiles"):
+        text += f"; warm-up: {w['compiles']} compiles in the background"
     if "compiles" in st:
         text += f"; steady: {st['compiles']} compiles"
         if "cache_hits" in st:
@@ -215,7 +220,8 @@ def write_json(path, results, env):
             "loops": {k: {str(i): m for i, m in v.items()} for k, v in results["loops"].items()},
             "cells": {w: {p: {"status": c.status, "note": c.note, "cold": c.cold, "median": c.median,
                               "times": c.times, "compile": c.compile,
-                              "cold_metrics": c.cold_metrics, "steady_metrics": c.steady_metrics}
+                              "cold_metrics": c.cold_metrics,
+                              "warm_metrics": c.warm_metrics, "steady_metrics": c.steady_metrics}
                           for p, c in row.items()} for w, row in results["cells"].items()}}
     with open(path, "w") as f:
         json.dump(data, f, indent=1, default=str)

@@ -7,6 +7,8 @@ LAZYARRAY_MAX_GRAPHS_PER_SITE  raise when one call site compiles more distinct g
 LAZYARRAY_EXPLAIN_MISSES   1: print why each compile missed the cache (default 0)
 LAZYARRAY_DUMP_DIR         write each compiled program's StableHLO there (default: none)
 LAZYARRAY_PLATFORM         XLA platform: cpu, cuda, rocm, tpu (default: the best one available)
+LAZYARRAY_INTERPRET_FIRST  a new graph runs in the numpy interpreter this many times before its program is
+                           compiled, in the background (default 2; 0: compile every graph at once)
 LAZYARRAY_REPORT_AT_EXIT   1: print the metrics report to stderr when the process exits (default 0)
 LAZYARRAY_POOL_BYTES       device memory kept from dead arrays for reuse as outputs (default 1 GiB; 0: off)
 LAZYARRAY_POOL_MIN_BYTES   smallest buffer worth recycling (default 1 MiB)
@@ -28,4 +30,5 @@ dump_dir = os.environ.get("LAZYARRAY_DUMP_DIR") or None
 platform = os.environ.get("LAZYARRAY_PLATFORM") or None
 pool_max_bytes = _int("LAZYARRAY_POOL_BYTES", 1 << 30)
 pool_min_bytes = _int("LAZYARRAY_POOL_MIN_BYTES", 1 << 20)
+interpret_first = _int("LAZYARRAY_INTERPRET_FIRST", 2)
 report_at_exit = os.environ.get("LAZYARRAY_REPORT_AT_EXIT", "0") not in ("", "0")

@@ -3,6 +3,7 @@ realize the nodes. This is where laziness ends; everything above only records no
 from __future__ import annotations
 
 import collections
+import concurrent.futures
 import hashlib
 import math
 import os
@@ -11,7 +12,7 @@ import time
 
 import numpy as np
 
-from . import _config, _dtypes, _runtime, _segment
+from . import _config, _dtypes, _interpret, _runtime, _segment
 from ._emit import emit_module
 from ._graph import Plan, pending, split_leaves
 from ._metrics import explain_miss, format_site, metrics, user_site
@@ -34,7 +35,9 @@ _SCALAR_CACHE_SIZE = 4096
 
 
 def clear_cache():
+    wait_for_compiles()
     _cache.clear()
+    _sightings.clear()
     _scalar_buffers.clear()
     pool.clear()
 
@@ -172,13 +175,24 @@ def _run(plan, outputs, device, site):
                 recycled.append(buf)
                 donated.append(k)
     donated = tuple(donated)
-    metrics.recycled_buffers += len(donated)
-    key = (device.id, device.platform, plan.key(outputs), donated)
+    skey = plan.key(outputs)
+    key = (device.id, device.platform, skey, donated)
     compiled = _cache.get(key)
+    if compiled is None and _config.interpret_first and device.platform == "cpu":
+        # (on an accelerator the interpreter would copy every input to the host; its rules were
+        # checked against XLA's CPU results)
+        compiled = _tier1(skey, plan, outputs, device, site)
+        if compiled is not None:  # interpreted, or a program compiled in the background (no donation)
+            for k, buf in zip(donated, recycled):
+                pool.give_back(buf, device.id, outputs[k].shape, outputs[k].dtype)
+            if compiled is True:
+                return
+            recycled, donated = [], ()
     if compiled is None:
         compiled = _compile(key, order, leaves, outputs, device, site, donated)
     else:
         metrics.cache_hits += 1
+    metrics.recycled_buffers += len(donated)
     buffers, packed = split_leaves(leaves)
     inputs = [leaf.buffer if leaf.buffer is not None else _input_buffer(leaf, device) for leaf in buffers]
     for dtype, group in packed.items():
@@ -217,14 +231,22 @@ def _host_buffer(vec, device):
 
 
 def _input_buffer(leaf, device):
-    """A leaf's device buffer; a host leaf (only 0-D values wait on the host) is sent once."""
+    """A leaf's device buffer; a host leaf (a scalar, or a value the interpreter computed) is sent
+    once."""
     if leaf.buffer is None:
-        leaf.buffer = _host_buffer(np.asarray(leaf.host, dtype=leaf.dtype.np), device)
+        value = np.asarray(leaf.host, dtype=leaf.dtype.np)
+        if leaf.shape:
+            leaf.buffer = _runtime.put(value, device._pjrt)
+            metrics.bytes_to_device += value.nbytes
+        else:
+            leaf.buffer = _host_buffer(value, device)
         leaf.host = None
     return leaf.buffer
 
 
-def _compile(key, order, leaves, outputs, device, site, donated):
+def _compile(key, order, leaves, outputs, device, site, donated, background=False):
+    """Compile the graph's program and cache it under `key`. With `background`, only emit it here
+    and return a future of the _Compiled, built on the compile thread (XLA releases the GIL)."""
     metrics.cache_misses += 1
     site = format_site(site)
     if _config.explain_misses or _config.max_graphs_per_site:
@@ -250,6 +272,13 @@ def _compile(key, order, leaves, outputs, device, site, donated):
         os.makedirs(_config.dump_dir, exist_ok=True)
         with open(os.path.join(_config.dump_dir, f"{text_hash}.mlir"), "w") as f:
             f.write(text)
+    if background:
+        metrics.background_compiles += 1
+        return _compile_thread().submit(_build, text, text_hash, device, site)
+    return _install(key, _build(text, text_hash, device, site))
+
+
+def _build(text, text_hash, device, site):
     t0 = time.perf_counter()
     path = _runtime.disk_path(text, device._pjrt)
     executable = _runtime.load_serialized(path, device._pjrt) if path else None
@@ -264,11 +293,84 @@ def _compile(key, order, leaves, outputs, device, site, donated):
         if path:
             _runtime.store_serialized(path, executable, device._pjrt)
     metrics.compile_seconds += time.perf_counter() - t0
-    compiled = _Compiled(executable, text_hash)
+    return _Compiled(executable, text_hash)
+
+
+def _install(key, compiled):
     _cache[key] = compiled
     if len(_cache) > _config.cache_size:
         del _cache[next(iter(_cache))]
     return compiled
+
+
+# ---------------------------------------------------------------- tier 1: interpret, compile later
+
+_sightings = {}  # (device id, structural key) -> [runs interpreted, future of its compile or None]
+# Elements computed by a graph (summed over its nodes) above which compiling beats interpreting:
+# numpy takes ~1-5 ns an element and op, so 2^22 element-ops cost ~4-20 ms against a 30+ ms compile.
+_INTERPRET_MAX_WORK = 1 << 22
+_executor = None
+
+
+def _compile_thread():
+    global _executor
+    if _executor is None:
+        _executor = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="lazyarray-compile")
+    return _executor
+
+
+def wait_for_compiles():
+    """Block until the background compiles started so far are done (tests and benchmarks that
+    count compiles call it first)."""
+    if _executor is not None:
+        _executor.submit(lambda: None).result()  # one worker: everything queued before is done
+
+
+def _tier1(skey, plan, outputs, device, site):
+    """A graph not compiled yet runs in numpy (`_interpret`) the first `interpret_first` times it
+    is seen; then its program is compiled on a background thread and the interpreter serves it
+    until the compile is done, never waiting for it. One-off graphs (most graphs of a test suite)
+    thus never pay XLA's 30-500 ms compile. Returns True when the graph was interpreted, the
+    compiled program when one is ready, or None to compile now (ops the interpreter lacks)."""
+    plain_key = (device.id, device.platform, skey, ())
+    compiled = _cache.get(plain_key)
+    if compiled is not None:
+        return compiled
+    tkey = (device.id, skey)
+    entry = _sightings.get(tkey)
+    if entry is None:
+        if sum(math.prod(n.shape) for n in plan.order) > _INTERPRET_MAX_WORK or not _interpret.supports(plan.order):
+            return None
+        if _config.cache_dir:  # compiled by an earlier process: loading it is cheap
+            text = emit_module(plan.order, plan.leaves, outputs)
+            path = _runtime.disk_path(text, device._pjrt)
+            executable = _runtime.load_serialized(path, device._pjrt)
+            if executable is not None:
+                metrics.disk_hits += 1
+                return _install(plain_key, _Compiled(executable, hashlib.sha256(text.encode()).hexdigest()[:16]))
+        entry = _sightings[tkey] = [0, None]
+        if len(_sightings) > 4 * _config.cache_size:
+            del _sightings[next(iter(_sightings))]
+    future = entry[1]
+    if future is not None and future.done():
+        del _sightings[tkey]
+        return _install(plain_key, future.result())  # a compile error surfaces here, at a sync
+    t0 = time.perf_counter()
+    try:
+        values = _interpret.interpret(plan.order, plan.leaves, outputs)
+    except Exception as exc:  # an interpreter bug must not fail the user's program: compile it
+        metrics.interpreter_errors.append(f"{format_site(site)}: {type(exc).__name__}: {exc}")
+        del metrics.interpreter_errors[:-100]
+        del _sightings[tkey]
+        return None
+    metrics.interpret_seconds += time.perf_counter() - t0
+    metrics.interpreted += 1
+    entry[0] += 1
+    if future is None and entry[0] >= _config.interpret_first:  # emitted before the nodes turn into leaves
+        entry[1] = _compile(plain_key, plan.order, plan.leaves, outputs, device, site, (), background=True)
+    for node, value in zip(outputs, values):
+        node.realize_host(value)
+    return True
 
 
 def to_numpy(node, device, cause):

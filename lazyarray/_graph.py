@@ -34,6 +34,13 @@ class Node:
         self.buffer = buffer
         self.host = None
 
+    def realize_host(self, value):
+        """Realized by the interpreter: the value stays in host memory until a program needs it."""
+        self.op = None
+        self.args = ()
+        self.attrs = ()
+        self.host = value
+
     def __repr__(self):
         name = self.op.name if self.op is not None else ("buffer" if self.buffer is not None else "host")
         return f"Node({name}, shape={self.shape}, dtype={self.dtype})"

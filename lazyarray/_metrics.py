@@ -22,6 +22,10 @@ class Metrics:
         self.bytes_to_device = 0
         self.bytes_to_host = 0
         self.recycled_buffers = 0       # outputs written into the memory of dead arrays
+        self.interpreted = 0            # programs run by the numpy interpreter (tier 1)
+        self.interpret_seconds = 0.0
+        self.interpreter_errors = []    # interpreter failures (the graph was compiled instead)
+        self.background_compiles = 0    # compiles started on the compile thread
         self.segmented_syncs = 0        # syncs that ran a loop's graph chunk by chunk (_segment)
         self.chunks_run = 0             # programs those syncs ran
         self.syncs = collections.Counter()        # cause -> count
@@ -42,6 +46,9 @@ class Metrics:
             "bytes_to_device": self.bytes_to_device,
             "bytes_to_host": self.bytes_to_host,
             "recycled_buffers": self.recycled_buffers,
+            "interpreted": self.interpreted,
+            "interpret_seconds": self.interpret_seconds,
+            "background_compiles": self.background_compiles,
             "segmented_syncs": self.segmented_syncs,
             "chunks_run": self.chunks_run,
             "syncs": dict(self.syncs),
@@ -58,7 +65,8 @@ class Metrics:
             f"  programs executed   {self.executions}",
             f"  cache hits/misses   {self.cache_hits}/{self.cache_misses} ({100 * self.hit_rate():.1f}% hits)",
             f"  compiles            {self.compiles} ({self.disk_hits} loaded from disk)",
-            f"  compile time        {self.compile_seconds * 1e3:.1f} ms",
+            f"  compile time        {self.compile_seconds * 1e3:.1f} ms ({self.background_compiles} compiles started in the background)",
+            f"  interpreted         {self.interpreted} programs in {self.interpret_seconds * 1e3:.1f} ms (tier 1)",
             f"  execute time        {self.execute_seconds * 1e3:.1f} ms",
             f"  bytes to device     {self.bytes_to_device}",
             f"  bytes to host       {self.bytes_to_host}",
@@ -70,6 +78,9 @@ class Metrics:
             lines.append("  top sync sites")
             for (cause, site), n in self.sync_sites.most_common(5):
                 lines.append(f"    {n:6d}  {cause:10s} {format_site(site)}")
+        if self.interpreter_errors:
+            lines.append(f"  interpreter errors  {len(self.interpreter_errors)} (compiled instead); last:")
+            lines.append(f"    {self.interpreter_errors[-1]}")
         if self.miss_explanations:
             lines.append("  last cache misses")
             for text in self.miss_explanations[-5:]:

@@ -50,6 +50,10 @@ class BufferPool:
             if not bufs:
                 del self._free[k]
 
+    def give_back(self, buffer, device_id, shape, dtype):
+        """A buffer taken for a program that did not run."""
+        self._recycle(buffer, (device_id, shape, dtype.name), self.nbytes(shape, dtype))
+
     def take(self, device_id, shape, dtype):
         """A dead buffer of this shape and dtype, or None."""
         key = (device_id, shape, dtype.name)

@@ -9,9 +9,12 @@ import lazyarray as xp
 
 
 @pytest.fixture
-def fresh():
-    """Empty compile cache and zeroed metrics, so a test can count compiles."""
-    xp.clear_cache()
+def fresh(monkeypatch):
+    """Empty compile cache and zeroed metrics, so a test can count compiles; every graph is
+    compiled at first sight (no interpreter tier: tests/test_tiers.py covers it)."""
+    from lazyarray import _config
+    monkeypatch.setattr(_config, "interpret_first", 0)
+    xp.clear_cache()  # waits for background compiles, which would count in the new metrics
     xp.metrics.reset()
     yield xp.metrics
 

@@ -17,6 +17,8 @@ WORKLOAD = textwrap.dedent("""
         float(y[0])
     big = xp.asarray(np.ones((100, 100)))
     float(xp.sum(big @ big))
+    from lazyarray import _engine
+    _engine.wait_for_compiles()  # new graphs are interpreted first and compiled in the background
     print(xp.metrics.compiles, xp.metrics.disk_hits, float(y[1]))
 """)
 
@@ -30,11 +32,11 @@ def _run_process(cache_dir):
 
 def test_second_process_compiles_nothing(tmp_path):
     c1, d1, v1 = _run_process(tmp_path)
-    assert c1 >= 2 and d1 == 0
+    assert c1 >= 1 and d1 == 0  # the one-off matmul graph is only interpreted
     c2, d2, v2 = _run_process(tmp_path)
     assert c2 == 0, "a second process with the same cache directory must not compile"
     assert d2 == c1
-    assert v1 == v2
+    assert abs(v1 - v2) <= 1e-12 * abs(v1)  # a read may come from the interpreter or the program
     assert any(f.endswith(".xla") for _, _, fs in os.walk(tmp_path) for f in fs)
 
 

@@ -1,0 +1,68 @@
+"""Tiered execution: a new graph runs in the numpy interpreter for its first sightings while its
+program compiles in the background; once compiled, the program runs it."""
+import numpy as np
+import pytest
+
+import lazyarray as xp
+from lazyarray import _config, _engine
+
+
+@pytest.fixture
+def tiered(monkeypatch):
+    monkeypatch.setattr(_config, "interpret_first", 2)
+    xp.clear_cache()
+    xp.metrics.reset()
+    yield xp.metrics
+    _engine.wait_for_compiles()
+
+
+def step(x):
+    return xp.sum(xp.exp(x * 0.5) - x, axis=0)
+
+
+def test_new_graph_is_interpreted_then_compiled_in_the_background(tiered, rng):
+    xn = rng.standard_normal((6, 3))
+    x = xp.asarray(xn)
+    expected = np.sum(np.exp(xn * 0.5) - xn, axis=0)
+    for _ in range(2):
+        np.testing.assert_allclose(np.asarray(step(x)), expected, rtol=1e-14)
+    assert tiered.interpreted == 2
+    assert tiered.background_compiles == 1
+    _engine.wait_for_compiles()
+    assert tiered.compiles == 1
+    np.testing.assert_allclose(np.asarray(step(x)), expected, rtol=1e-14)
+    assert tiered.interpreted == 2 and tiered.cache_hits == 1  # the compiled program ran it
+
+
+def test_one_off_graphs_never_compile(tiered, rng):
+    for n in range(1, 30):
+        xn = rng.standard_normal(n)
+        assert float(xp.max(xp.abs(xp.asarray(xn)) * 2.0)) == float(np.max(np.abs(xn)) * 2.0)
+    assert tiered.compiles == 0 and tiered.background_compiles == 0
+    assert tiered.interpreted == 29
+
+
+def test_interpreted_values_feed_compiled_programs(tiered, monkeypatch, rng):
+    xn = rng.integers(-100, 100, (40, 5)).astype(np.int32)
+    y = xp.asarray(xn) // 7 + xp.asarray(xn) % 7  # interpreted: its value stays on the host
+    xp.evaluate(y)
+    assert tiered.interpreted == 1
+    monkeypatch.setattr(_config, "interpret_first", 0)
+    z = xp.cumulative_sum(y, axis=0) - y
+    np.testing.assert_array_equal(np.asarray(z), np.cumsum(xn // 7 + xn % 7, axis=0) - (xn // 7 + xn % 7))
+    assert tiered.compiles == 1
+
+
+def test_graphs_the_interpreter_lacks_compile_at_once(tiered, rng):
+    a = rng.standard_normal((4, 4))
+    spd = a @ a.T + 4 * np.eye(4)
+    L = xp.linalg.cholesky(xp.asarray(spd))
+    np.testing.assert_allclose(np.asarray(L), np.linalg.cholesky(spd), rtol=1e-12)
+    assert tiered.compiles == 1 and tiered.interpreted == 0
+
+
+def test_switching_the_tier_off(tiered, monkeypatch, rng):
+    monkeypatch.setattr(_config, "interpret_first", 0)
+    x = xp.asarray(rng.standard_normal(8))
+    float(xp.sum(x * 3.0))
+    assert tiered.compiles == 1 and tiered.interpreted == 0
