@@ -162,15 +162,18 @@ class Lazy(Peer):
     def _metrics(self):
         return getattr(self.xp, "metrics", None)
 
-    def warm_up(self, call, args):
-        """A new graph runs in the interpreter for its first `interpret_first` sightings and then
-        compiles in the background: make those calls and wait for the compiles, so the timed
-        calls measure the steady state (the compiled programs)."""
-        from lazyarray import _config
+    def warm_up(self, call, args, seconds=30.0):
+        """A new graph runs in the interpreter until it has been seen a few times and has cost its
+        compile time, then compiles in the background: call until a call interprets nothing
+        (waiting for the compiles after each), so the timed calls measure the compiled programs."""
         self.metrics_reset()
-        for _ in range(_config.interpret_first):
+        m, end = self._metrics(), time.perf_counter() + seconds
+        while True:
+            before = m.interpreted
             self.block(call(*args))
-        return self.metrics_read()
+            self._settle()
+            if m.interpreted == before or time.perf_counter() > end:
+                return self.metrics_read()
 
     def _settle(self):
         """Let background compiles finish, so each one counts in the window that started it."""

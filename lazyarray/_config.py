@@ -7,8 +7,9 @@ LAZYARRAY_MAX_GRAPHS_PER_SITE  raise when one call site compiles more distinct g
 LAZYARRAY_EXPLAIN_MISSES   1: print why each compile missed the cache (default 0)
 LAZYARRAY_DUMP_DIR         write each compiled program's StableHLO there (default: none)
 LAZYARRAY_PLATFORM         XLA platform: cpu, cuda, rocm, tpu (default: the best one available)
-LAZYARRAY_INTERPRET_FIRST  a new graph runs in the numpy interpreter this many times before its program is
-                           compiled, in the background (default 2; 0: compile every graph at once)
+LAZYARRAY_INTERPRET_FIRST  a new graph runs in the numpy interpreter at least this many times, and until
+                           interpreting it has cost its estimated compile time, before its program compiles
+                           in the background (default 2; 0: compile every graph at once)
 LAZYARRAY_REPORT_AT_EXIT   1: print the metrics report to stderr when the process exits (default 0)
 LAZYARRAY_POOL_BYTES       device memory kept from dead arrays for reuse as outputs (default 1 GiB; 0: off)
 LAZYARRAY_POOL_MIN_BYTES   smallest buffer worth recycling (default 1 MiB)

@@ -28,7 +28,7 @@ class _Compiled:
 
 
 _cache = {}  # (device, structural key) -> _Compiled; the oldest compiled is dropped first
-_scalar_buffers = {}  # (device id, dtype str, bytes) -> device buffer of host scalars (oldest dropped first)
+_scalar_buffers = {}  # (device id, dtype str, shape, bytes) -> device buffer of host scalars (oldest dropped first)
 _f64 = _dtypes.float64
 _pack = struct.pack
 _SCALAR_CACHE_SIZE = 4096
@@ -210,7 +210,7 @@ def _run(plan, outputs, device, site):
 def _packed_buffer(values, dtype, device):
     """The device vector of a program's host scalars of one dtype (graph.split_leaves)."""
     if dtype is _f64:  # the common case, keyed without a numpy round trip
-        buf = _scalar_buffers.get((device.id, "<f8", _pack(f"<{len(values)}d", *values)))
+        buf = _scalar_buffers.get((device.id, "<f8", (len(values),), _pack(f"<{len(values)}d", *values)))
         if buf is not None:
             return buf
     return _host_buffer(np.array(values, dtype=dtype.np), device)
@@ -220,7 +220,7 @@ def _host_buffer(vec, device):
     """The device copy of a small host array; a loop's constants (the same values every step)
     are sent once. Keyed by bytes, so -0.0 and 0.0 (equal as floats) and NaNs (unequal to
     themselves) are told apart correctly."""
-    skey = (device.id, vec.dtype.str, vec.tobytes())
+    skey = (device.id, vec.dtype.str, vec.shape, vec.tobytes())  # a 0-D value and a 1-vector share bytes
     buf = _scalar_buffers.get(skey)
     if buf is None:
         buf = _scalar_buffers[skey] = _runtime.put(vec, device._pjrt)
@@ -305,7 +305,8 @@ def _install(key, compiled):
 
 # ---------------------------------------------------------------- tier 1: interpret, compile later
 
-_sightings = {}  # (device id, structural key) -> [runs interpreted, future of its compile or None]
+_sightings = {}  # (device id, structural key) -> [runs interpreted, future of its compile or None,
+#                                                  seconds spent interpreting it]
 # Elements computed by a graph (summed over its nodes) above which compiling beats interpreting:
 # numpy takes ~1-5 ns an element and op, so 2^22 element-ops cost ~4-20 ms against a 30+ ms compile.
 _INTERPRET_MAX_WORK = 1 << 22
@@ -326,12 +327,21 @@ def wait_for_compiles():
         _executor.submit(lambda: None).result()  # one worker: everything queued before is done
 
 
+def compile_estimate(n_nodes):
+    """Seconds XLA's CPU compile takes for a graph of n_nodes computed nodes (measured here: ~28 ms
+    for one op, ~110 ms for 100)."""
+    return 0.025 + 0.001 * n_nodes
+
+
 def _tier1(skey, plan, outputs, device, site):
-    """A graph not compiled yet runs in numpy (`_interpret`) the first `interpret_first` times it
-    is seen; then its program is compiled on a background thread and the interpreter serves it
-    until the compile is done, never waiting for it. One-off graphs (most graphs of a test suite)
-    thus never pay XLA's 30-500 ms compile. Returns True when the graph was interpreted, the
-    compiled program when one is ready, or None to compile now (ops the interpreter lacks)."""
+    """A graph not compiled yet runs in numpy (`_interpret`). Its program is compiled, on a
+    background thread, once it has been seen `interpret_first` times AND interpreting it has cost
+    as much as compiling it would (the ski-rental rule: a graph never costs more than about twice
+    the better of the two tiers, whatever its future). Until the program is ready the interpreter
+    keeps serving the graph, never waiting for the compile. One-off and rarely repeated graphs
+    (most graphs of a test suite) thus never pay XLA's 30-500 ms compile, and a hot loop's graph
+    compiles after a few dozen runs. Returns True when the graph was interpreted, the compiled
+    program when one is ready, or None to compile now (ops the interpreter lacks)."""
     plain_key = (device.id, device.platform, skey, ())
     compiled = _cache.get(plain_key)
     if compiled is not None:
@@ -348,7 +358,7 @@ def _tier1(skey, plan, outputs, device, site):
             if executable is not None:
                 metrics.disk_hits += 1
                 return _install(plain_key, _Compiled(executable, hashlib.sha256(text.encode()).hexdigest()[:16]))
-        entry = _sightings[tkey] = [0, None]
+        entry = _sightings[tkey] = [0, None, 0.0]
         if len(_sightings) > 4 * _config.cache_size:
             del _sightings[next(iter(_sightings))]
     future = entry[1]
@@ -363,10 +373,13 @@ def _tier1(skey, plan, outputs, device, site):
         del metrics.interpreter_errors[:-100]
         del _sightings[tkey]
         return None
-    metrics.interpret_seconds += time.perf_counter() - t0
+    seconds = time.perf_counter() - t0
+    metrics.interpret_seconds += seconds
     metrics.interpreted += 1
     entry[0] += 1
-    if future is None and entry[0] >= _config.interpret_first:  # emitted before the nodes turn into leaves
+    entry[2] += seconds
+    if future is None and entry[0] >= _config.interpret_first and entry[2] >= compile_estimate(len(plan.order)):
+        # emitted before the nodes turn into leaves
         entry[1] = _compile(plain_key, plan.order, plan.leaves, outputs, device, site, (), background=True)
     for node, value in zip(outputs, values):
         node.realize_host(value)

@@ -9,7 +9,10 @@ from lazyarray import _config, _engine
 
 @pytest.fixture
 def tiered(monkeypatch):
+    """Compile in the background right after the second sighting (in use, a graph must also
+    have cost its compile time in the interpreter first: test_compile_waits_until_it_pays)."""
     monkeypatch.setattr(_config, "interpret_first", 2)
+    monkeypatch.setattr(_engine, "compile_estimate", lambda n_nodes: 0.0)
     xp.clear_cache()
     xp.metrics.reset()
     yield xp.metrics
@@ -66,3 +69,33 @@ def test_switching_the_tier_off(tiered, monkeypatch, rng):
     x = xp.asarray(rng.standard_normal(8))
     float(xp.sum(x * 3.0))
     assert tiered.compiles == 1 and tiered.interpreted == 0
+
+
+def test_host_scalars_and_one_element_vectors_keep_their_shapes(tiered):
+    """A 0-D value and a 1-element vector have the same bytes: their cached device copies differ."""
+    dev = xp.asarray(1.0).device
+    vec = _engine._packed_buffer([2.5], xp.float64, dev)
+    one = _engine._host_buffer(np.asarray(2.5), dev)
+    assert vec.shape == (1,) and one.shape == ()
+    y = xp.sum(xp.asarray(np.array([1.0, 1.5])))  # interpreted: a 0-D value on the host
+    xp.evaluate(y)
+    assert tiered.interpreted == 1
+    assert np.from_dlpack(y).shape == () and float(np.from_dlpack(y)) == 2.5
+
+
+def test_compile_waits_until_it_pays(monkeypatch, rng):
+    """Ski rental: a graph compiles once interpreting it has cost its estimated compile time."""
+    monkeypatch.setattr(_config, "interpret_first", 2)
+    monkeypatch.setattr(_engine, "compile_estimate", lambda n_nodes: 0.02)
+    xp.clear_cache()
+    xp.metrics.reset()
+    x = xp.asarray(rng.standard_normal(64))
+    runs = 0
+    while xp.metrics.background_compiles == 0:
+        float(xp.sum(xp.exp(x) * 2.0))
+        runs += 1
+    assert runs > 2  # a tiny graph costs far less than 20 ms to interpret
+    assert xp.metrics.interpret_seconds >= 0.02
+    _engine.wait_for_compiles()
+    float(xp.sum(xp.exp(x) * 2.0))
+    assert xp.metrics.compiles == 1 and xp.metrics.cache_hits == 1
