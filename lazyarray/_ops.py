@@ -469,9 +469,11 @@ def _total_order_less(e, a, b):
 
 
 def sort(xs, dim, descending=False, stable=True):
-    """Sort several same-shape operands by the first; returns one node per operand."""
+    """Sort several same-shape operands by the first; returns one node per operand. Always
+    stable (a valid order for an unstable sort too): an unstable sort's tie order would be XLA's
+    own, which the interpreter tier could not reproduce."""
     xs = tuple(xs)
-    return [bind(_lower_sort, xs, (dim, bool(descending), bool(stable), i), xs[i].shape, xs[i].dtype)
+    return [bind(_lower_sort, xs, (dim, bool(descending), True, i), xs[i].shape, xs[i].dtype)
             for i in range(len(xs))]
 
 

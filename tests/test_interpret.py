@@ -330,9 +330,9 @@ def test_unary(op, d):
 
 
 _TRANS = {
-    "stablehlo.exponential": FLOATS, "stablehlo.log": FLOATS, "stablehlo.log_plus_one": [dt.float32],
+    "stablehlo.exponential": FLOATS, "stablehlo.log": FLOATS, "stablehlo.log_plus_one": FLOATS,
     "stablehlo.exponential_minus_one": [dt.float64], "stablehlo.sine": FLOATS, "stablehlo.cosine": FLOATS,
-    "stablehlo.tan": FLOATS, "stablehlo.tanh": [dt.float32], "chlo.acos": FLOATS, "chlo.acosh": FLOATS,
+    "stablehlo.tan": FLOATS, "stablehlo.tanh": FLOATS, "chlo.acos": FLOATS, "chlo.acosh": FLOATS,
     "chlo.asin": FLOATS, "chlo.asinh": FLOATS, "chlo.atan": FLOATS, "chlo.atanh": [dt.float32],
 }
 _TRANS_CASES = [(op, d) for op, ds in _TRANS.items() for d in ds]
@@ -345,13 +345,14 @@ def test_transcendental(op, d):
                         rng.uniform(0.9, 1.1, 100), rng.standard_normal(100) * 1e4, 10.0 ** np.arange(-20, 21)])
     x = x.astype(d.np)
     x = x[(x == 0) | ~(np.abs(x) < np.finfo(d.np).tiny * 2 ** 30)]  # intermediates would be subnormal
-    check(E(op, leaf(x)), 4)
+    # XLA's log1p (f64) differs at rare points by up to 2e-13 relative, its tanh (f64) by 7 ulp
+    loose = {("stablehlo.log_plus_one", dt.float64): 1024, ("stablehlo.tanh", dt.float64): 8}
+    check(E(op, leaf(x)), loose.get((op, d), 4))
 
 
 def test_transcendental_left_to_compiler():
     # XLA's own formulas are more than a few ulp from numpy's for these
-    for op, d in [("stablehlo.log_plus_one", dt.float64), ("chlo.atanh", dt.float64), ("chlo.cosh", dt.float32),
-                  ("chlo.sinh", dt.float64), ("stablehlo.tanh", dt.float64),
+    for op, d in [("chlo.atanh", dt.float64), ("chlo.cosh", dt.float32), ("chlo.sinh", dt.float64),
                   ("stablehlo.exponential_minus_one", dt.float32), ("stablehlo.exponential", dt.complex128),
                   ("stablehlo.sqrt", dt.complex64), ("stablehlo.log", dt.complex128)]:
         assert unsupported(E(op, leaf(np.ones(3, d.np)))), (op, d)
@@ -592,8 +593,9 @@ def test_sort(name, descending):
 def test_sort_left_to_compiler():
     f = leaf(np.array([0.0, -0.0, 1.0]))
     i = leaf(np.array([2, 1, 2]))
-    assert unsupported(ops.sort([f], 0, stable=False)[0])  # tie order shows (-0.0 / +0.0)
-    assert unsupported(ops.sort([i, f], 0, stable=False)[1])
+    # sorts are always built stable (ops.sort), so ties keep their order in both tiers
+    check(ops.sort([f], 0, stable=False)[0])
+    check(ops.sort([i, f], 0, stable=False)[1])
     assert unsupported(ops.sort([leaf(np.array([1j, 0j]))], 0)[0])
     check(ops.sort([i], 0, stable=False)[0])  # integer ties are indistinguishable
     check(ops.sort([leaf(np.zeros((0, 3)))], 1)[0])
