@@ -147,6 +147,18 @@ def targets(results):
         else:
             out.append((f"{w.name} cold <= 2x steady + one step's compile",)
                        + _verdict(None, "-"))
+    suite = results.get("suites")
+    if suite is not None:
+        s, z = suite.get("array_api_strict", {}), suite.get("lazyarray", {})
+        if "seconds" in s and "seconds" in z:
+            ratio = z["seconds"] / s["seconds"]
+            out.append(("scikit-learn's array-API suite on lazyarray within 3x of array-api-strict",)
+                       + _verdict(ratio <= 3.0, f"{ratio:.2f}x ({z['seconds']:.0f} s vs {s['seconds']:.0f} s; "
+                                                f"lazyarray {z['passed']} passed / {z['failed']} failed, "
+                                                f"array-api-strict {s['passed']} passed / {s['failed']} failed)"))
+        else:
+            out.append(("scikit-learn's array-API suite on lazyarray within 3x of array-api-strict",)
+                       + _verdict(None, suite.get("error") or s.get("error") or z.get("error") or "-"))
     return out
 
 
@@ -216,7 +228,7 @@ def write_markdown(path, results, env):
 
 
 def write_json(path, results, env):
-    data = {"env": env, "overheads": results["overheads"],
+    data = {"env": env, "overheads": results["overheads"], "suites": results.get("suites"),
             "loops": {k: {str(i): m for i, m in v.items()} for k, v in results["loops"].items()},
             "cells": {w: {p: {"status": c.status, "note": c.note, "cold": c.cold, "median": c.median,
                               "times": c.times, "compile": c.compile,

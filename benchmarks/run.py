@@ -18,7 +18,7 @@ import platform  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 
-from . import measure, peers, report, workloads  # noqa: E402
+from . import measure, peers, report, suites, workloads  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -37,7 +37,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__)
     ap.add_argument("--quick", action="store_true", help="small sizes and few repeats (~1 minute)")
     ap.add_argument("--only", default="", help="workload names, prefixes or groups, comma-separated "
-                    "(e.g. kmeans, elementwise-plain, loop, sklearn); 'overhead' selects the overhead probes")
+                    "(e.g. kmeans, elementwise-plain, loop, sklearn); 'overhead' selects the overhead probes, "
+                    "'suites' scikit-learn's array-API test suite on array-api-strict and lazyarray")
     ap.add_argument("--peers", default="", help="peer names, comma-separated (default: all)")
     ap.add_argument("--out", default=HERE, help="directory for RESULTS.md and plots")
     args = ap.parse_args(argv)
@@ -80,6 +81,12 @@ def main(argv=None):
         for name, row in results["overheads"].items():
             print(f"  {name:10s} " + "  ".join(
                 f"{k}={v:.2f}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()))
+
+    if not args.quick and (not args.only or "suites" in args.only):
+        print("\n== scikit-learn's array-API test suite (array-api-strict, then lazyarray)", flush=True)
+        results["suites"] = suites.sklearn_suite()
+        for name, row in results["suites"].items():
+            print(f"  {name}: {row}")
 
     print("\n== targets")
     for t, v, f in report.targets(results):
