@@ -59,31 +59,39 @@ def realize(nodes, device, cause):
                   if id(n) not in target_ids]
     metrics.nodes_traced += pending.nodes_since_sync
     big = pending.nodes_since_sync >= _segment.MIN_NODES
-    pending.nodes_since_sync = 0
     if cause == "cut":
         outputs = _unique(targets + candidates)
-        if big and _run_segmented(outputs, device, site, keep_tail=True):
-            return
-        plan = Plan(outputs)
+        plan = Plan(outputs)  # (before the count is reset: it tells Plan a deep graph is coming)
+        pending.nodes_since_sync = 0
+        if big and site not in _unsplit_sites:
+            if _run_segmented(outputs, plan.order, device, site, keep_tail=True):
+                return
+            _unsplit_sites.add(site)  # the loop there is not worth splitting: do not look again
+            if len(_unsplit_sites) > 256:
+                _unsplit_sites.clear()
     else:
         plan = Plan(targets)
+        pending.nodes_since_sync = 0
         outputs = targets
         extra = _overlapping(plan.order, candidates) if candidates else None
         if extra:
             outputs = _unique(targets + extra)
             plan.add(extra)  # the walk goes on from where the targets left it
-        if _segment.worth_trying(len(plan.order)) and _run_segmented(outputs, device, site, keep_tail=False):
+        if _segment.worth_trying(len(plan.order)) and _run_segmented(outputs, plan.order, device, site, keep_tail=False):
             plan = Plan(outputs)  # what the chunks left: less than one chunk
             if not plan.order:
                 return
     _run(plan, outputs, device, site)
 
 
-def _run_segmented(outputs, device, site, keep_tail):
-    """Compute a loop's unrolled graph chunk by chunk (see `_segment`). Returns False when the
-    graph is not periodic. With `keep_tail`, the nodes after the last whole chunk stay pending and
-    count towards the next cut's budget."""
-    found = _segment.chunks(outputs, keep_tail)
+_unsplit_sites = set()  # cut sites whose graphs had no loop worth splitting
+
+
+def _run_segmented(outputs, order, device, site, keep_tail):
+    """Compute a loop's unrolled graph (`order`: its computed nodes) chunk by chunk (see
+    `_segment`). Returns False when the graph is not periodic. With `keep_tail`, the nodes after
+    the last whole chunk stay pending and count towards the next cut's budget."""
+    found = _segment.chunks(outputs, order, keep_tail)
     if found is None:
         return False
     pieces, tail = found
@@ -181,7 +189,7 @@ def _run(plan, outputs, device, site):
     if compiled is None and _config.interpret_first and device.platform == "cpu":
         # (on an accelerator the interpreter would copy every input to the host; its rules were
         # checked against XLA's CPU results)
-        compiled = _tier1(skey, plan, outputs, device, site)
+        compiled = _tier1(skey, plan, outputs, device, site, donated)
         if compiled is not None:  # interpreted, or a program compiled in the background (no donation)
             for k, buf in zip(donated, recycled):
                 pool.give_back(buf, device.id, outputs[k].shape, outputs[k].dtype)
@@ -333,7 +341,7 @@ def compile_estimate(n_nodes):
     return 0.025 + 0.001 * n_nodes
 
 
-def _tier1(skey, plan, outputs, device, site):
+def _tier1(skey, plan, outputs, device, site, donated):
     """A graph not compiled yet runs in numpy (`_interpret`). Its program is compiled, on a
     background thread, once it has been seen `interpret_first` times AND interpreting it has cost
     as much as compiling it would (the ski-rental rule: a graph never costs more than about twice
@@ -344,8 +352,8 @@ def _tier1(skey, plan, outputs, device, site):
     program when one is ready, or None to compile now (ops the interpreter lacks)."""
     plain_key = (device.id, device.platform, skey, ())
     compiled = _cache.get(plain_key)
-    if compiled is not None:
-        return compiled
+    if compiled is not None:  # compiled without donation: take it unless dead buffers could be reused
+        return None if donated else compiled
     tkey = (device.id, skey)
     entry = _sightings.get(tkey)
     if entry is None:

@@ -5,7 +5,8 @@ regression are ~1200 nodes, and compiling them as one program costs seconds (and
 program for every iteration count). In creation order the nodes of such a graph repeat with a
 period: one iteration's ops, each taking its operands from the same distance back. `chunks`
 finds the longest periodic run that ends at the newest node and splits the graph into chunks of
-whole periods. The first chunk compiles; every later chunk is the same graph applied to the
+whole periods (one iteration each, or a few when an iteration has under 8 nodes; loops of one or
+two ops stay whole). The first chunk compiles; every later chunk is the same graph applied to the
 previous chunk's outputs, so it is a cache hit. The price is the fusion across iterations, which
 for whole loop steps is small next to a compile per unrolled length.
 
@@ -16,7 +17,8 @@ from __future__ import annotations
 
 MIN_NODES = 48    # smaller graphs compile as one program
 MIN_REPEATS = 3   # a run counts as periodic once it repeats at least this often
-MIN_CHUNK = 32    # nodes per chunk when the period is tiny (a chunk per op would cost a call per op)
+MIN_PERIOD = 3    # shorter periods are not split (see chunks)
+MIN_CHUNK = 32    # nodes per chunk when the period is under MIN_CHUNK / 4: several periods a chunk
 MAX_SKIP = 8      # newest nodes that may fall outside the periodic run (a cut lands mid-expression:
                   # the handle being created when the budget ran out is an output of the cut)
 
@@ -26,21 +28,6 @@ _last_chunk = None  # descriptions of the nodes of the last loop chunk found
 
 def _serial(node):
     return node.serial
-
-
-def _collect(outputs):
-    """The pending (computed) nodes the outputs depend on, in creation order."""
-    seen, nodes = set(), []
-    stack = [o for o in outputs if o.op is not None]
-    while stack:
-        n = stack.pop()
-        if id(n) in seen:
-            continue
-        seen.add(id(n))
-        nodes.append(n)
-        stack.extend([a for a in n.args if a.op is not None and id(a) not in seen])
-    nodes.sort(key=_serial)
-    return nodes
 
 
 def _describe(node):
@@ -85,14 +72,14 @@ def worth_trying(n_nodes):
     return n_nodes >= MIN_NODES or (_last_chunk is not None and n_nodes >= len(_last_chunk))
 
 
-def chunks(outputs, keep_tail):
-    """Split the graph behind `outputs` into pieces to compute in order, or None if it is small or
-    not periodic. Returns (pieces, tail_size): each piece is the list of its nodes that later
+def chunks(outputs, order, keep_tail):
+    """Split the graph behind `outputs` (`order`: its computed nodes, any order) into pieces to
+    compute in order, or None if it is small or not periodic. Returns (pieces, tail_size): each piece is the list of its nodes that later
     pieces or `outputs` need. With `keep_tail` (a budget cut) the trailing nodes after the last
     chunk that looks like the first stay pending (tail_size of them); otherwise the caller
     computes whatever the pieces left (at most one chunk's worth) with `outputs`."""
     global _last_chunk
-    nodes = _collect(outputs)
+    nodes = sorted(order, key=_serial)  # the computed nodes in creation order
     n = len(nodes)
     if _last_chunk is not None and n >= len(_last_chunk):
         found = _continued(nodes, _last_chunk)
@@ -110,8 +97,12 @@ def chunks(outputs, keep_tail):
     else:
         return None
     period, length = found
+    if period < MIN_PERIOD:
+        # a loop of one or two tiny ops (x = x * a + b): one program for the whole graph costs
+        # less than a program call and a plan per few nodes, and cuts repeat the same graph
+        return None
     start = n - skip - length
-    size = period if period * 4 >= MIN_CHUNK else -(-MIN_CHUNK // period) * period
+    size = period if period >= MIN_CHUNK // 4 else -(-MIN_CHUNK // period) * period
     full = length // size
     if not full or (not keep_tail and (full - 1) * size < MIN_NODES):
         return None  # at a read, splitting pays only when it saves compiling many repeated nodes
