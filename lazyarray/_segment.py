@@ -24,6 +24,9 @@ MAX_SKIP = 8      # newest nodes that may fall outside the periodic run (a cut l
 
 
 _last_chunk = None  # descriptions of the nodes of the last loop chunk found
+_chunks_seen = 0    # chunks of that loop run so far
+HOT_CHUNKS = 64     # after this many chunks a loop is hot ...
+FUSE = 8            # ... and its chunks cover this many iterations
 
 
 def _serial(node):
@@ -74,18 +77,17 @@ def worth_trying(n_nodes):
 
 def chunks(outputs, order, keep_tail):
     """Split the graph behind `outputs` (`order`: its computed nodes, any order) into pieces to
-    compute in order, or None if it is small or not periodic. Returns (pieces, tail_size): each piece is the list of its nodes that later
-    pieces or `outputs` need. With `keep_tail` (a budget cut) the trailing nodes after the last
-    chunk that looks like the first stay pending (tail_size of them); otherwise the caller
-    computes whatever the pieces left (at most one chunk's worth) with `outputs`."""
-    global _last_chunk
+    compute in order, or None if it is small or not periodic. Returns (pieces, tail_size): each
+    piece is the list of its nodes that later pieces or `outputs` need. With `keep_tail` (a budget
+    cut) the trailing nodes after the last chunk that looks like the first stay pending
+    (tail_size of them); otherwise the caller computes whatever the pieces left with `outputs`."""
+    global _last_chunk, _chunks_seen
     nodes = sorted(order, key=_serial)  # the computed nodes in creation order
     n = len(nodes)
     if _last_chunk is not None and n >= len(_last_chunk):
-        found = _continued(nodes, _last_chunk)
-        if found:
-            start, size, full = 0, len(_last_chunk), found
-            return _pieces(nodes, outputs, start, size, full, keep_tail)
+        full = _continued(nodes, _last_chunk)
+        if full:
+            return _pieces(nodes, outputs, _bounds(0, len(_last_chunk), full, keep_tail), 0, keep_tail)
     if n < MIN_NODES:
         return None
     descs = [_describe(node) for node in nodes]
@@ -106,8 +108,25 @@ def chunks(outputs, order, keep_tail):
     full = length // size
     if not full or (not keep_tail and (full - 1) * size < MIN_NODES):
         return None  # at a read, splitting pays only when it saves compiling many repeated nodes
-    _last_chunk = descs[start:start + size]
-    return _pieces(nodes, outputs, start, size, full, keep_tail)
+    _last_chunk, _chunks_seen = descs[start:start + size], 0
+    return _pieces(nodes, outputs, _bounds(start, size, full, keep_tail), 1 if start else 0, keep_tail)
+
+
+def _bounds(start, size, full, keep_tail):
+    """Where the pieces start (and the last one ends): the prefix, then the chunks. A loop that
+    has run HOT_CHUNKS chunks is hot: its chunks then cover FUSE iterations each, a program
+    compiled once more (in the background, through the interpreter tier) that fuses across
+    iterations; at a read, the iterations left over run as single chunks."""
+    global _chunks_seen
+    _chunks_seen += full
+    bounds = [0] if start else []
+    bounds += [start + j * size for j in range(full + 1)]
+    if _chunks_seen > HOT_CHUNKS and full >= FUSE:
+        groups = full // FUSE
+        fused = [start + j * size * FUSE for j in range(groups + 1)]
+        rest = [] if keep_tail else [start + (groups * FUSE + j) * size for j in range(1, full - groups * FUSE + 1)]
+        bounds = ([0] if start else []) + fused + rest
+    return bounds
 
 
 def _continued(nodes, chunk):
@@ -123,35 +142,33 @@ def _continued(nodes, chunk):
     return full
 
 
-def _pieces(nodes, outputs, start, size, full, keep_tail):
+def _pieces(nodes, outputs, bounds, first_chunk, keep_tail):
+    """The nodes each piece [bounds[k], bounds[k+1]) must output: those later pieces or
+    `outputs` read. Pieces before `first_chunk` are the prefix; nodes after bounds[-1] the tail."""
     n = len(nodes)
     rank = {id(node): i for i, node in enumerate(nodes)}
-
-    def piece_of(i):
-        return -1 if i < start else min((i - start) // size, full)  # `full` is the tail
-
+    piece = [len(bounds) - 1] * n  # the tail's index
+    for k in range(len(bounds) - 1):
+        for i in range(bounds[k], bounds[k + 1]):
+            piece[i] = k
     need = bytearray(n)
     for i, node in enumerate(nodes):
-        p = piece_of(i)
+        p = piece[i]
         for a in node.args:
-            if a.op is not None and piece_of(rank[id(a)]) != p:
-                need[rank[id(a)]] = 1
+            if a.op is not None:
+                r = rank[id(a)]
+                if piece[r] != p:
+                    need[r] = 1
     for o in outputs:
         if o.op is not None:
             need[rank[id(o)]] = 1
 
-    pieces = []
-    if start:
-        pieces.append([nodes[i] for i in range(start) if need[i]])
-    pattern = None
-    last = start + full * size
-    for j in range(full):
-        lo = start + j * size
-        mask = bytes(need[lo:lo + size])
-        if pattern is None:
-            pattern = mask
-        elif keep_tail and mask != pattern:
+    pieces, masks, last = [], {}, bounds[-1]
+    for k in range(len(bounds) - 1):
+        lo, hi = bounds[k], bounds[k + 1]
+        mask = bytes(need[lo:hi])
+        if keep_tail and k >= first_chunk and masks.setdefault(hi - lo, mask) != mask:
             last = lo  # a chunk holding other live arrays: leave it to a later cut
             break
-        pieces.append([nodes[i] for i in range(lo, lo + size) if need[i]])
+        pieces.append([nodes[i] for i in range(lo, hi) if need[i]])
     return pieces, n - last

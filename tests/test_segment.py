@@ -34,6 +34,23 @@ def data(rng):
 @pytest.fixture(autouse=True)
 def _no_cut_site(monkeypatch):
     monkeypatch.setattr(_engine, "_cut_site", None)
+    monkeypatch.setattr(_segment, "_last_chunk", None)  # every test starts on a cold loop
+
+
+def test_hot_loop_fuses_iterations(fresh, data, monkeypatch):
+    """After HOT_CHUNKS chunks, a loop's chunks cover FUSE iterations: one more compile, then
+    fusion across iterations; a read runs the iterations left over as single chunks."""
+    monkeypatch.setattr(_config, "node_budget", 10 ** 6)
+    X, y, w = data
+    Xl, yl, wl = xp.asarray(X), xp.asarray(y), xp.asarray(w)
+    steps = _segment.HOT_CHUNKS + 3 * _segment.FUSE + 5
+    xp.evaluate(logreg(Xl, yl, wl, steps=steps))  # the loop becomes hot along the way
+    before = fresh.chunks_run
+    out = logreg(Xl, yl, wl, steps=steps)
+    np.testing.assert_allclose(np.asarray(out), logreg_np(X, y, w, steps), rtol=1e-12)
+    groups, rest = divmod(steps, _segment.FUSE)
+    assert fresh.chunks_run - before == groups + rest
+    assert fresh.compiles == 2
 
 
 def test_unread_loop_compiles_one_step(fresh, data, monkeypatch):
@@ -46,7 +63,8 @@ def test_unread_loop_compiles_one_step(fresh, data, monkeypatch):
     assert fresh.compiles == 1  # one step, run 60 times
 
 
-def test_iteration_count_does_not_change_the_program(fresh, data):
+def test_iteration_count_does_not_change_the_program(fresh, data, monkeypatch):
+    monkeypatch.setattr(_segment, "HOT_CHUNKS", 10 ** 9)  # single-step chunks throughout
     X, y, w = data
     Xl, yl, wl = xp.asarray(X), xp.asarray(y), xp.asarray(w)
     xp.evaluate(logreg(Xl, yl, wl, steps=20))
@@ -59,15 +77,17 @@ def test_iteration_count_does_not_change_the_program(fresh, data):
 
 def test_budget_cuts_keep_the_partial_chunk_pending(fresh, data, monkeypatch):
     """Cuts run whole chunks and leave the rest of the graph pending, so the final read (and every
-    later cut) starts at a chunk boundary: 250 steps through 2-3 cuts still compile one program."""
+    later cut) starts at a chunk boundary: 250 steps through several cuts compile one program for
+    a step and, once the loop is hot, one for FUSE steps."""
     monkeypatch.setattr(_config, "node_budget", 1000)
     X, y, w = data
     out = logreg(xp.asarray(X), xp.asarray(y), xp.asarray(w), steps=250)
     assert fresh.syncs["cut"] >= 2
     assert pending.nodes_since_sync < 1000
     np.testing.assert_allclose(np.asarray(out), logreg_np(X, y, w, 250), rtol=1e-11)
-    assert fresh.chunks_run == 250  # the final read continues the cut's chunks
-    assert fresh.compiles == 1
+    # one step's program; once the loop is hot (HOT_CHUNKS chunks run) a program of FUSE steps
+    assert fresh.compiles == 2
+    assert fresh.chunks_run < 250 - _segment.HOT_CHUNKS
 
 
 def test_loop_invariants_computed_before_the_loop(fresh, rng):
