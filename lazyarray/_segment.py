@@ -25,7 +25,7 @@ MAX_SKIP = 8      # newest nodes that may fall outside the periodic run (a cut l
 
 _last_chunk = None  # descriptions of the nodes of the last loop chunk found
 _chunks_seen = 0    # chunks of that loop run so far
-HOT_CHUNKS = 64     # after this many chunks a loop is hot ...
+HOT_CHUNKS = 256    # after this many chunks a loop is hot (more than a cold run of 100 steps) ...
 FUSE = 8            # ... and its chunks cover this many iterations
 
 
