@@ -85,9 +85,10 @@ def test_budget_cuts_keep_the_partial_chunk_pending(fresh, data, monkeypatch):
     assert fresh.syncs["cut"] >= 2
     assert pending.nodes_since_sync < 1000
     np.testing.assert_allclose(np.asarray(out), logreg_np(X, y, w, 250), rtol=1e-11)
-    # one step's program; once the loop is hot (HOT_CHUNKS chunks run) a program of FUSE steps
-    assert fresh.compiles == 2
-    assert fresh.chunks_run < 250 - _segment.HOT_CHUNKS
+    if 250 > _segment.HOT_CHUNKS:  # hot: one program of a step, one of FUSE steps
+        assert fresh.compiles == 2 and fresh.chunks_run < 250
+    else:  # the final read continues the cuts' chunks: one program of one step
+        assert fresh.compiles == 1 and fresh.chunks_run == 250
 
 
 def test_loop_invariants_computed_before_the_loop(fresh, rng):
