@@ -267,7 +267,7 @@ def _compile(key, order, leaves, outputs, device, site, donated, background=Fals
         metrics.miss_explanations.append(f"{site}: cache miss ({len(order)} ops)")
         del metrics.miss_explanations[:-100]
     text = emit_module(order, leaves, outputs, donated=donated)
-    text_hash = hashlib.sha256(text.encode()).hexdigest()[:16]
+    text_hash = _text_hash(text)
     if _config.max_graphs_per_site:
         graphs = metrics.graphs_per_site[site]
         graphs.add(text_hash)
@@ -286,13 +286,24 @@ def _compile(key, order, leaves, outputs, device, site, donated, background=Fals
     return _install(key, _build(text, text_hash, device, site))
 
 
+def _text_hash(text):
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _from_disk(text, path, device):
+    """The program an earlier process compiled for `text` (on-disk cache at `path`), or None."""
+    executable = _runtime.load_serialized(path, device._pjrt) if path else None
+    if executable is None:
+        return None
+    metrics.disk_hits += 1
+    return _Compiled(executable, _text_hash(text))
+
+
 def _build(text, text_hash, device, site):
     t0 = time.perf_counter()
     path = _runtime.disk_path(text, device._pjrt)
-    executable = _runtime.load_serialized(path, device._pjrt) if path else None
-    if executable is not None:
-        metrics.disk_hits += 1
-    else:
+    compiled = _from_disk(text, path, device)
+    if compiled is None:
         try:
             executable = _runtime.compile_text(text, device._pjrt)
         except Exception as exc:
@@ -300,8 +311,9 @@ def _build(text, text_hash, device, site):
         metrics.compiles += 1
         if path:
             _runtime.store_serialized(path, executable, device._pjrt)
+        compiled = _Compiled(executable, text_hash)
     metrics.compile_seconds += time.perf_counter() - t0
-    return _Compiled(executable, text_hash)
+    return compiled
 
 
 def _install(key, compiled):
@@ -361,11 +373,9 @@ def _tier1(skey, plan, outputs, device, site, donated):
             return None
         if _config.cache_dir:  # compiled by an earlier process: loading it is cheap
             text = emit_module(plan.order, plan.leaves, outputs)
-            path = _runtime.disk_path(text, device._pjrt)
-            executable = _runtime.load_serialized(path, device._pjrt)
-            if executable is not None:
-                metrics.disk_hits += 1
-                return _install(plain_key, _Compiled(executable, hashlib.sha256(text.encode()).hexdigest()[:16]))
+            compiled = _from_disk(text, _runtime.disk_path(text, device._pjrt), device)
+            if compiled is not None:
+                return _install(plain_key, compiled)
         entry = _sightings[tkey] = [0, None, 0.0]
         if len(_sightings) > 4 * _config.cache_size:
             del _sightings[next(iter(_sightings))]

@@ -3,7 +3,7 @@
 A Python loop that never reads its values unrolls into one pending graph: 100 steps of logistic
 regression are ~1200 nodes, and compiling them as one program costs seconds (and a different
 program for every iteration count). In creation order the nodes of such a graph repeat with a
-period: one iteration's ops, each taking its operands from the same distance back. `chunks`
+period: one iteration's ops (compared by op, attributes, type and arity: `_describe`). `chunks`
 finds the longest periodic run that ends at the newest node and splits the graph into chunks of
 whole periods (one iteration each, or a few when an iteration has under 8 nodes; loops of one or
 two ops stay whole). The first chunk compiles; every later chunk is the same graph applied to the

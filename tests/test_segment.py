@@ -8,18 +8,12 @@ from lazyarray import _config, _engine, _segment
 from lazyarray._graph import pending
 
 
-def logreg(X, y, w, steps, lr=0.5):
+def logreg(ns, X, y, w, steps, lr=0.5):
+    """Gradient descent on the logistic loss, written once: run on lazyarray and on numpy (the
+    reference)."""
     n = X.shape[0]
     for _ in range(steps):
-        p = 1.0 / (1.0 + xp.exp(-(X @ w)))
-        w = w - lr * (X.T @ (p - y) / n)
-    return w
-
-
-def logreg_np(X, y, w, steps, lr=0.5):
-    n = X.shape[0]
-    for _ in range(steps):
-        p = 1.0 / (1.0 + np.exp(-(X @ w)))
+        p = 1.0 / (1.0 + ns.exp(-(X @ w)))
         w = w - lr * (X.T @ (p - y) / n)
     return w
 
@@ -44,10 +38,10 @@ def test_hot_loop_fuses_iterations(fresh, data, monkeypatch):
     X, y, w = data
     Xl, yl, wl = xp.asarray(X), xp.asarray(y), xp.asarray(w)
     steps = _segment.HOT_CHUNKS + 3 * _segment.FUSE + 5
-    xp.evaluate(logreg(Xl, yl, wl, steps=steps))  # the loop becomes hot along the way
+    xp.evaluate(logreg(xp, Xl, yl, wl, steps=steps))  # the loop becomes hot along the way
     before = fresh.chunks_run
-    out = logreg(Xl, yl, wl, steps=steps)
-    np.testing.assert_allclose(np.asarray(out), logreg_np(X, y, w, steps), rtol=1e-12)
+    out = logreg(xp, Xl, yl, wl, steps=steps)
+    np.testing.assert_allclose(np.asarray(out), logreg(np, X, y, w, steps), rtol=1e-12)
     groups, rest = divmod(steps, _segment.FUSE)
     assert fresh.chunks_run - before == groups + rest
     assert fresh.compiles == 2
@@ -56,8 +50,8 @@ def test_hot_loop_fuses_iterations(fresh, data, monkeypatch):
 def test_unread_loop_compiles_one_step(fresh, data, monkeypatch):
     monkeypatch.setattr(_config, "node_budget", 10 ** 6)  # no cut: the read alone splits it
     X, y, w = data
-    out = logreg(xp.asarray(X), xp.asarray(y), xp.asarray(w), steps=60)
-    np.testing.assert_allclose(np.asarray(out), logreg_np(X, y, w, 60), rtol=1e-12)
+    out = logreg(xp, xp.asarray(X), xp.asarray(y), xp.asarray(w), steps=60)
+    np.testing.assert_allclose(np.asarray(out), logreg(np, X, y, w, 60), rtol=1e-12)
     assert fresh.segmented_syncs == 1
     assert fresh.chunks_run == 60
     assert fresh.compiles == 1  # one step, run 60 times
@@ -67,11 +61,11 @@ def test_iteration_count_does_not_change_the_program(fresh, data, monkeypatch):
     monkeypatch.setattr(_segment, "HOT_CHUNKS", 10 ** 9)  # single-step chunks throughout
     X, y, w = data
     Xl, yl, wl = xp.asarray(X), xp.asarray(y), xp.asarray(w)
-    xp.evaluate(logreg(Xl, yl, wl, steps=20))
+    xp.evaluate(logreg(xp, Xl, yl, wl, steps=20))
     compiled = fresh.compiles
     for steps in (7, 33, 90):
-        out = logreg(Xl, yl, wl, steps=steps)
-        np.testing.assert_allclose(np.asarray(out), logreg_np(X, y, w, steps), rtol=1e-12)
+        out = logreg(xp, Xl, yl, wl, steps=steps)
+        np.testing.assert_allclose(np.asarray(out), logreg(np, X, y, w, steps), rtol=1e-12)
     assert fresh.compiles == compiled
 
 
@@ -81,10 +75,10 @@ def test_budget_cuts_keep_the_partial_chunk_pending(fresh, data, monkeypatch):
     a step and, once the loop is hot, one for FUSE steps."""
     monkeypatch.setattr(_config, "node_budget", 1000)
     X, y, w = data
-    out = logreg(xp.asarray(X), xp.asarray(y), xp.asarray(w), steps=250)
+    out = logreg(xp, xp.asarray(X), xp.asarray(y), xp.asarray(w), steps=250)
     assert fresh.syncs["cut"] >= 2
     assert pending.nodes_since_sync < 1000
-    np.testing.assert_allclose(np.asarray(out), logreg_np(X, y, w, 250), rtol=1e-11)
+    np.testing.assert_allclose(np.asarray(out), logreg(np, X, y, w, 250), rtol=1e-11)
     if 250 > _segment.HOT_CHUNKS:  # hot: one program of a step, one of FUSE steps
         assert fresh.compiles == 2 and fresh.chunks_run < 250
     else:  # the final read continues the cuts' chunks: one program of one step
