@@ -1,4 +1,10 @@
 import os
+import sys
+
+# checked mode: out-of-bounds index arrays and failed factorisations raise at the read
+os.environ.setdefault("LAZYARRAY_CHECKS", "1")
+if "lazyarray" in sys.modules:  # imported before this file: set the switch itself
+    sys.modules["lazyarray"].config.checks = os.environ["LAZYARRAY_CHECKS"] not in ("", "0")
 
 from hypothesis import HealthCheck, settings
 

@@ -12,8 +12,9 @@ whose value does not depend on that number (`x[mask] = 0`, `x[:, mask] = column`
 it is a lazy select.
 
 Bounds: Python integers are checked at the call. Integer arrays cannot be checked without a
-sync, so they are not: XLA clamps out-of-range gather indices into range and skips out-of-range
-scatter updates (the standard leaves out-of-bounds behaviour unspecified).
+sync: by default XLA clamps out-of-range gather indices into range and skips out-of-range
+scatter updates (the standard leaves out-of-bounds behaviour unspecified); in checked mode
+(`_checks`) each index array records a bounds check that raises IndexError at the read.
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ import math
 import operator
 import weakref
 
+from . import _checks, _config
 from . import _dtypes as dt
 from . import _engine
 from . import _ops as ops
@@ -118,11 +120,12 @@ class _Plan:
     axes: the region axes the advanced indices pick, increasing. idx: int64 node of shape
     B + (len(axes),). out_shape: the indexing result's shape; perm: the transpose from the
     gather's layout (B first) to out_shape's, or None."""
-    __slots__ = ("basic", "axes", "idx", "batch", "out_shape", "perm", "region")
+    __slots__ = ("basic", "axes", "idx", "batch", "out_shape", "perm", "region", "arrays")
 
 
 def _plan(x, items, cause):
     basic, picks = [], []  # picks: (region axis, int64 node)
+    arrays = []  # checked mode: (user axis, wrapped index node, axis length) of each index array
     axis = 0
     for k in items:
         here = len(basic)
@@ -145,6 +148,8 @@ def _plan(x, items, cause):
         elif isinstance(k, Array):
             basic.append(slice(None))
             picks.append((here, wrap_negative(k._node, x.shape[axis])))
+            if _config.checks:
+                arrays.append((axis, picks[-1][1], x.shape[axis]))
             axis += 1
         else:
             n = x.shape[axis]
@@ -160,7 +165,7 @@ def _plan(x, items, cause):
     axes = tuple(a for a, _ in picks)
     cols = [ops.reshape(ops.broadcast_to(node, batch), batch + (1,)) for _, node in picks]
     p = _Plan()
-    p.basic, p.axes, p.batch, p.region = tuple(basic), axes, batch, region
+    p.basic, p.axes, p.batch, p.region, p.arrays = tuple(basic), axes, batch, region, arrays
     p.idx = ops.concatenate(cols, len(batch))
     rest = [n for i, n in enumerate(region.shape) if i not in axes]
     adjacent = axes == tuple(range(axes[0], axes[0] + len(axes)))
@@ -193,9 +198,17 @@ def getitem_advanced(x, items):
     if math.prod(p.out_shape) == 0:
         return Array._wrap(full(0, x.dtype, p.out_shape), x._device)
     out = ops.gather_points(p.region, p.idx, p.axes)
+    if p.arrays:
+        _check_bounds(out, p.arrays, x.shape, "read")
     if p.perm is not None:
         out = ops.transpose(out, p.perm)
     return Array._wrap(out, x._device)
+
+
+def _check_bounds(guard, arrays, shape, kind):
+    for axis, wrapped, n in arrays:
+        _checks.index_in_bounds(guard, wrapped, n, f"the index array of an indexing {kind} "
+                                f"along axis {axis} of an array of shape {shape}")
 
 
 # ---------------------------------------------------------------- write
@@ -214,6 +227,8 @@ def setitem_advanced(x, items, value):
         inverse = tuple(sorted(range(len(p.perm)), key=p.perm.__getitem__))
         upd = ops.transpose(upd, inverse)
     region = ops.scatter_points(p.region, p.idx, upd, p.axes)
+    if p.arrays:
+        _check_bounds(region, p.arrays, x.shape, "write")
     setitem(x, p.basic, Array._wrap(region, x._device))
 
 

@@ -13,6 +13,7 @@ LAZYARRAY_INTERPRET_FIRST  a new graph runs in the numpy interpreter at least th
 LAZYARRAY_REPORT_AT_EXIT   1: print the metrics report to stderr when the process exits (default 0)
 LAZYARRAY_POOL_BYTES       device memory kept from dead arrays for reuse as outputs (default 1 GiB; 0: off)
 LAZYARRAY_POOL_MIN_BYTES   smallest buffer worth recycling (default 1 MiB)
+LAZYARRAY_CHECKS           1: out-of-bounds index arrays and failed factorisations raise at the read (default 0)
 """
 import os
 
@@ -33,3 +34,4 @@ pool_max_bytes = _int("LAZYARRAY_POOL_BYTES", 1 << 30)
 pool_min_bytes = _int("LAZYARRAY_POOL_MIN_BYTES", 1 << 20)
 interpret_first = _int("LAZYARRAY_INTERPRET_FIRST", 2)
 report_at_exit = os.environ.get("LAZYARRAY_REPORT_AT_EXIT", "0") not in ("", "0")
+checks = os.environ.get("LAZYARRAY_CHECKS", "0") not in ("", "0")  # see _checks

@@ -12,7 +12,7 @@ import time
 
 import numpy as np
 
-from . import _config, _dtypes, _interpret, _runtime, _segment
+from . import _checks, _config, _dtypes, _interpret, _runtime, _segment
 from ._emit import emit_module
 from ._graph import Plan, pending, split_leaves
 from ._metrics import explain_miss, format_site, metrics, user_site
@@ -174,6 +174,8 @@ def _overlapping(order, candidates):
 
 
 def _run(plan, outputs, device, site):
+    if _checks.pending:  # checked mode: the program also computes its pending checks (_checks)
+        outputs = _checks.outputs_for(plan, outputs)
     order, leaves = plan.order, plan.leaves
     recycled, donated = [], []
     if pool.bytes:
@@ -210,6 +212,8 @@ def _run(plan, outputs, device, site):
     results = _runtime.execute(compiled.executable, inputs)
     metrics.execute_seconds += time.perf_counter() - t0
     metrics.executions += 1
+    if _checks.pending:  # a failed check raises here, before anything is realized
+        _checks.verify(outputs, results)
     for node, buf in zip(outputs, results):
         node.realize(buf)
         pool.watch(node, device.id)
@@ -399,6 +403,8 @@ def _tier1(skey, plan, outputs, device, site, donated):
     if future is None and entry[0] >= _config.interpret_first and entry[2] >= compile_estimate(len(plan.order)):
         # emitted before the nodes turn into leaves
         entry[1] = _compile(plain_key, plan.order, plan.leaves, outputs, device, site, (), background=True)
+    if _checks.pending:  # a failed check raises here, before anything is realized
+        _checks.verify(outputs, values)
     for node, value in zip(outputs, values):
         node.realize_host(value)
     return True

@@ -1,8 +1,10 @@
 """Indexing functions of the standard: take and take_along_axis, as gathers whose index arrays
-are graph data. Negative indices count from the end (wrapped lazily); out-of-range indices are
-not checked (that needs a sync): XLA clamps them into range, the standard leaves them open."""
+are graph data. Negative indices count from the end (wrapped lazily). Out-of-range indices
+need a sync to see: by default they are not checked and XLA clamps them into range (the
+standard leaves them open); checked mode (`_checks`) raises IndexError at the read."""
 from __future__ import annotations
 
+from . import _checks, _config
 from . import _dtypes as dt
 from . import _ops as ops
 from ._advanced_indexing import full, wrap_negative
@@ -36,8 +38,11 @@ def take(x, indices, /, *, axis=None):
         return Array._wrap(full(0, x.dtype, shape), x._device)
     if x.shape[axis] == 0:
         raise IndexError(f"take: cannot take from axis {axis} of size 0")
-    idx = ops.reshape(wrap_negative(indices._node, x.shape[axis]), (m, 1))
-    out = ops.gather_points(x._node, idx, (axis,))  # (m,) + the other axes
+    wrapped = wrap_negative(indices._node, x.shape[axis])
+    out = ops.gather_points(x._node, ops.reshape(wrapped, (m, 1)), (axis,))  # (m,) + the other axes
+    if _config.checks:
+        _checks.index_in_bounds(out, wrapped, x.shape[axis], f"take's indices along axis {axis} "
+                                f"of an array of shape {x.shape}")
     perm = tuple(range(1, axis + 1)) + (0,) + tuple(range(axis + 1, x.ndim))
     return Array._wrap(ops.transpose(out, perm), x._device)
 
@@ -56,8 +61,13 @@ def take_along_axis(x, indices, /, *, axis=-1):
     if x.shape[axis] == 0:
         raise IndexError(f"take_along_axis: cannot take from axis {axis} of size 0")
     src = ops.broadcast_to(x._node, others[:axis] + (x.shape[axis],) + others[axis + 1:])
-    picked = ops.broadcast_to(wrap_negative(indices._node, x.shape[axis]), shape)
+    wrapped = wrap_negative(indices._node, x.shape[axis])
+    picked = ops.broadcast_to(wrapped, shape)
     # each output element's coordinates: its own position on every axis but `axis`
     cols = [picked if i == axis else ops.iota(shape, i, dt.int64) for i in range(x.ndim)]
     idx = ops.concatenate([ops.reshape(c, shape + (1,)) for c in cols], x.ndim)
-    return Array._wrap(ops.gather_points(src, idx, tuple(range(x.ndim))), x._device)
+    out = ops.gather_points(src, idx, tuple(range(x.ndim)))
+    if _config.checks:
+        _checks.index_in_bounds(out, wrapped, x.shape[axis], f"take_along_axis's indices along "
+                                f"axis {axis} of an array of shape {x.shape}")
+    return Array._wrap(out, x._device)

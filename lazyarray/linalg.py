@@ -8,7 +8,9 @@ trace, diagonal, cross, outer and matrix_power (repeated squaring) from plain St
 
 Decompositions need a floating-point input (TypeError otherwise). Where numpy raises LinAlgError
 for a value (a singular matrix in solve/inv, a matrix that is not positive definite in
-cholesky) we cannot know it without computing, so the result holds inf/NaN instead.
+cholesky) we cannot know it without computing: by default the result holds inf/NaN instead; in
+checked mode (`_checks`) the read raises `LinAlgError` (a numpy.linalg.LinAlgError) naming the
+line of the call.
 """
 from __future__ import annotations
 
@@ -18,6 +20,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from . import _checks, _config
+from ._checks import LinAlgError  # noqa: F401  (numpy's LinAlgError, raised by checked mode)
 from . import _dtypes as dt
 from . import _linalg_ops as la
 from . import _ops as ops
@@ -134,6 +138,8 @@ def _largest_kept(s, tol_node):
 
 def cholesky(x, /, *, upper=False):
     lower = _kernel("cholesky", _square(x, "cholesky"), x)[0]
+    if _config.checks and x.size:
+        _checks.factor_is_number(lower, la.diagonal(lower), f"cholesky of an array of shape {x.shape}")
     return _wrap(la.adjoint(lower) if upper else lower, x)
 
 
@@ -209,10 +215,12 @@ def solve(x1, x2, /):
     if vector:
         b = ops.reshape(b, (m, 1))
     batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    lu, _, perm = la.kernel("lu", a, x1._device.platform)
-    lu = ops.broadcast_to(lu, batch + lu.shape[-2:])
+    factors, _, perm = la.kernel("lu", a, x1._device.platform)
+    lu = ops.broadcast_to(factors, batch + factors.shape[-2:])
     perm = ops.broadcast_to(perm, batch + perm.shape[-1:])
     out = la.lu_solve(lu, perm, ops.broadcast_to(b, batch + b.shape[-2:]))
+    if _config.checks and x1.size and x2.size:
+        _checks.nonzero_pivots(out, la.diagonal(factors), f"solve with x1 of shape {x1.shape}")
     return _wrap(ops.reshape(out, batch + (m,)) if vector else out, x1)
 
 
@@ -220,7 +228,10 @@ def inv(x, /):
     node = _square(x, "inv")
     lu, _, perm = _kernel("lu", node, x)
     identity = la.eye(x.shape[:-2], x.shape[-1], x.dtype)
-    return _wrap(la.lu_solve(lu, perm, identity), x)
+    out = la.lu_solve(lu, perm, identity)
+    if _config.checks and x.size:
+        _checks.nonzero_pivots(out, la.diagonal(lu), f"inv of an array of shape {x.shape}")
+    return _wrap(out, x)
 
 
 def matrix_power(x, n, /):

@@ -1,11 +1,15 @@
 import os
 
 os.environ.setdefault("SCIPY_ARRAY_API", "1")  # before anything imports scipy or sklearn
+# checked mode: out-of-bounds index arrays and failed factorisations raise at the read
+os.environ.setdefault("LAZYARRAY_CHECKS", "1")
 
 import numpy as np
 import pytest
 
 import lazyarray as xp
+
+xp.config.checks = os.environ["LAZYARRAY_CHECKS"] not in ("", "0")  # (if imported before us)
 
 
 @pytest.fixture

@@ -1,0 +1,148 @@
+"""Checked mode: out-of-bounds index arrays and failed factorisations raise at the read.
+
+Why a mode: an index array's values, or whether a matrix is singular, are known only once the
+graph runs. By default nothing is checked and the compiled program's behaviour stands (XLA's
+gather clamps an out-of-range index into range, its scatter drops an out-of-range update, a
+singular LU or a failed Cholesky yields inf/NaN). With `LAZYARRAY_CHECKS=1` or
+`lazyarray.config.checks = True`, numpy's errors come back, raised at the read:
+
+- record side: the functions that take index arrays or factorise (`_advanced_indexing`,
+  `_indexing_functions`, `linalg`) test `_config.checks` and, when on, call `record` with a small
+  bool node that is all True when the operation was valid, the node whose value is wrong
+  otherwise (the guard), the error class and the user's file:line of the call;
+- sync side (two hooks in `_engine`): `outputs_for` adds, to a program that computes a guard of a
+  pending check, ONE extra output: the checks' bools concatenated in registration order (keyed
+  structurally like any node, so a loop's program stays one program); `verify` reads that
+  vector before any output is realized and raises the first failed check's error. Nothing has
+  been realized then, so the pending graph is as it was: reading the same array again raises
+  again. Checks that pass are dropped; a check whose guard was freed without ever being
+  computed is dropped at the next sync.
+
+The cost with checks off is the flag test at record time and, at a sync, an empty-list test.
+"""
+from __future__ import annotations
+
+import threading
+import weakref
+
+import numpy as np
+
+from . import _dtypes as dt
+from . import _ops as ops
+from ._metrics import format_site, user_site
+
+
+class LinAlgError(np.linalg.LinAlgError):
+    """A factorisation failed (singular matrix, matrix not positive definite): numpy's
+    LinAlgError, raised by checked mode at the read."""
+
+
+class _Check:
+    __slots__ = ("guard", "ok", "error", "what", "site")
+
+    def __init__(self, guard, ok, error, what, site):
+        self.guard = weakref.ref(guard)  # the node whose value is wrong when ok is False
+        self.ok = ok                     # bool node of shape (1,)
+        self.error = error
+        self.what = what                 # says what was checked
+        self.site = site                 # the user's (file, line) of the call
+
+    def exception(self, others):
+        more = f" ({others} more check(s) of the same program failed too)" if others else ""
+        return self.error(f"{format_site(self.site)}: {self.what}{more}")
+
+
+pending = []  # _Check, in registration order (the engine tests this list at every sync)
+_batches = weakref.WeakKeyDictionary()  # check vector node -> the _Checks it concatenates
+_lock = threading.Lock()
+
+
+def record(guard, ok, error, what):
+    """Register a check: `ok` (a bool node of any shape) must be all True, or reading anything
+    computed from `guard` raises `error(what + the user's file:line)`."""
+    if 0 in ok.shape:
+        return
+    if ok.shape:
+        ok = ops.reduce(ok, tuple(range(len(ok.shape))), "and")
+    check = _Check(guard, ops.reshape(ok, (1,)), error, what, user_site())
+    with _lock:
+        pending.append(check)
+
+
+# ---------------------------------------------------------------- what the callers check
+
+def index_in_bounds(guard, wrapped, n, what):
+    """An index array, already wrapped (negative entries plus n, as int64), must lie in [0, n):
+    that is the original entries in [-n, n). Unsigned indices wrap to nothing but convert to
+    int64, where values >= 2**63 turn negative and fail as they should."""
+    lo = ops.compare(wrapped, ops.broadcast_in_dim(ops.constant(0, dt.int64), wrapped.shape, ()), "GE")
+    hi = ops.compare(wrapped, ops.broadcast_in_dim(ops.constant(n, dt.int64), wrapped.shape, ()), "LT")
+    record(guard, ops.elementwise("stablehlo.and", lo, hi),
+           IndexError, f"index out of bounds: {what} holds a value outside [-{n}, {n})")
+
+
+def nonzero_pivots(guard, diag, what):
+    """LAPACK's getrf reports a singular matrix (info > 0) exactly when a diagonal entry of U is
+    zero: numpy's inv and solve raise LinAlgError("Singular matrix") then."""
+    zero = ops.broadcast_in_dim(ops.constant(0, diag.dtype), diag.shape, ())
+    record(guard, ops.compare(diag, zero, "NE"), LinAlgError, f"Singular matrix: {what}")
+
+
+def factor_is_number(guard, diag, what):
+    """A failed Cholesky (potrf's info > 0: a pivot not positive, or NaN) leaves a factor of NaN
+    (jax's lowering selects NaN when info != 0): its diagonal is then NaN."""
+    record(guard, ops.compare(diag, diag, "EQ"), LinAlgError, f"Matrix is not positive definite: {what}")
+
+
+# ---------------------------------------------------------------- engine hooks
+
+def outputs_for(plan, outputs):
+    """`outputs`, plus one bool vector of the pending checks whose guard this plan computes (its
+    walk extended to the check's nodes). Unchanged when none belongs to the plan."""
+    index = plan.index
+    mine, dead = [], False
+    for check in list(pending):
+        guard = check.guard()
+        if guard is None or guard.op is None:
+            dead = True  # freed before anything computed it, or computed without us: nothing to say
+        elif id(guard) in index:
+            mine.append(check)
+    if dead:
+        _drop_dead()
+    if not mine:
+        return outputs
+    vector = ops.concatenate([c.ok for c in mine], 0)
+    if len(mine) == 1:  # concatenate of one is the node itself: never hand out a check's own node
+        vector = ops.reshape(vector, (1,))
+    _batches[vector] = mine
+    plan.add([vector])
+    return list(outputs) + [vector]
+
+
+def verify(outputs, values):
+    """Raise the first failed check's error if the last output is a check vector whose value (a
+    numpy array or a device buffer) holds a False; forget the checks when all passed."""
+    mine = _batches.pop(outputs[-1], None) if outputs else None
+    if mine is None:
+        return
+    value = values[-1]
+    if not isinstance(value, np.ndarray):
+        from ._runtime import to_numpy
+        value = to_numpy(value)
+    failed = [c for c, ok in zip(mine, np.asarray(value).reshape(-1)) if not ok]
+    if failed:
+        raise failed[0].exception(len(failed) - 1)
+    done = {id(c) for c in mine}
+    with _lock:
+        pending[:] = [c for c in pending if id(c) not in done]
+
+
+def _drop_dead():
+    with _lock:
+        pending[:] = [c for c in pending if (g := c.guard()) is not None and g.op is not None]
+
+
+def clear():
+    """Forget every pending check (tests)."""
+    with _lock:
+        pending.clear()
