@@ -284,6 +284,8 @@ def _divide(a, b):
 def _pow(a, b):
     if a.dtype.kind == "b":
         raise TypeError("pow of booleans")
+    if a.dtype.kind in "iu":
+        return ops.integer_power(a, b)
     return E("stablehlo.power", a, b)
 
 

@@ -5,22 +5,23 @@ or twice is cheaper to evaluate here, op by op, while the compiler works in the 
 
 Each rule reproduces what the COMPILED program computes for its primitive: the semantics of the
 StableHLO the lowering emits (integer division by zero gives -1, float->int conversion
-saturates, shifts past the bit width give 0, integer power looks at 6 exponent bits,
-maximum/minimum propagate NaN and order -0.0 below +0.0, sort's NaN-last total order, gather
-clamps and scatter drops out-of-bounds indices, ...), plus the rewrites XLA's algebraic
-simplifier makes to float arithmetic (x + 0.0 is x, so -0.0 stays -0.0; log(exp(x)) is x;
-x / constant is x * (1 / constant); constants reassociate: see "XLA's simplifier" below). Rules
-are table-driven, keyed by the primitive's name, like the lowering rules; a rule may come with a
-check of the node (dtype, attributes) and then covers only the nodes the check accepts.
+saturates, shifts past the bit width give 0, maximum/minimum propagate NaN and order -0.0 below
++0.0, sort's NaN-last total order, gather clamps and scatter drops out-of-bounds indices, ...).
+Float arithmetic is plain IEEE op by op: the compiled tier runs without XLA's algebraic
+simplifier and with float constants opaque to the StableHLO folds (_runtime.compile_options,
+_ops._lower_constant), so neither tier rewrites x / c into x * (1 / c), log(exp x) into x, and so
+on. Rules are table-driven, keyed by the primitive's name, like the lowering rules; a rule may
+come with a check of the node (dtype, attributes) and then covers only the nodes the check
+accepts.
 
 What has no rule (`supports` is False, the graph is compiled): the LAPACK kernels and triangular
 solves, fft, complex multiply/divide/power and complex transcendental functions (XLA's formulas
 differ from numpy's beyond rounding, at special values above all), unstable sorts whose tie
-order shows, complex sorts, bool arithmetic, and the real transcendental functions where XLA's
-implementation is more than 4 ulp from numpy's (see _TRANSCENDENTAL). Known differences that
-remain: float sums, products and dot products (summation order), a * b + c (XLA contracts it
-into an FMA) and a / sqrt(b) (XLA: a * rsqrt(b)) agree to rounding, not bit for bit;
-transcendental functions to 4 ulp; XLA CPU flushes subnormal floats to zero, numpy does not.
+order shows, complex sorts and bool arithmetic. Known differences that remain: float sums,
+products and dot products (summation order) and a * b + c (XLA may contract it into an FMA)
+agree to rounding, not bit for bit; real transcendental functions are numpy's here and XLA's
+(or our formulas) there, within the bounds tests/test_precision.py checks; XLA CPU flushes
+subnormal floats to zero, numpy does not.
 """
 from __future__ import annotations
 
@@ -34,13 +35,12 @@ __all__ = ["supports", "interpret"]
 _RULES = {}  # primitive name -> (rule, check or None)
 
 
-def rule(*names, check=None, ctx=False):
+def rule(*names, check=None):
     """Decorator: `fn(node, *operand values) -> value` evaluates primitives `names`; `check(node)`,
-    when given, says whether the rule covers that node; with `ctx`, the rule also gets the
-    evaluation's `_Ctx` (keyword `ctx`), to see what XLA's simplifier made of its operands."""
+    when given, says whether the rule covers that node."""
     def deco(fn):
         for name in names:
-            _RULES[name] = (fn, check, ctx)
+            _RULES[name] = (fn, check)
         return fn
     return deco
 
@@ -64,14 +64,9 @@ def interpret(order, leaves, outputs):
     for leaf in leaves:
         env[id(leaf)] = _leaf_value(leaf)
     rules = _RULES
-    ctx = _Ctx(order, outputs)
     with np.errstate(all="ignore"):
         for node in order:
-            fn, _, wants_ctx = rules[node.op.name]
-            if wants_ctx:
-                v = fn(node, *[env[id(a)] for a in node.args], ctx=ctx)
-            else:
-                v = fn(node, *[env[id(a)] for a in node.args])
+            v = rules[node.op.name][0](node, *[env[id(a)] for a in node.args])
             npdt = node.dtype.np
             if type(v) is not np.ndarray or v.dtype != npdt:
                 v = np.asarray(v, dtype=npdt)
@@ -111,31 +106,6 @@ def _typed(value, npdt):
     return np.asarray(value, dtype=npdt)
 
 
-_CONST_THROUGH = frozenset({"broadcast_in_dim", "reshape", "convert", "transpose"})
-
-
-def _is_constant(node):
-    """Whether XLA sees `node` as a constant (a literal, or a broadcast, reshape, convert or
-    transpose of one: the simplifier looks through broadcasts and folds the rest)."""
-    while node.op is not None and node.op.name in _CONST_THROUGH:
-        node = node.args[0]
-    return node.op is not None and node.op.name == "constant"
-
-
-def _is_literal(user, node):
-    """Whether XLA sees a literal (not a broadcast of one) as operand `node` of elementwise
-    `user`: a constant, or a reshape / convert / transpose of one (folded)."""
-    if not node.shape and user.shape:
-        return False  # the lowering broadcasts it
-    while node.op is not None and node.op.name in ("reshape", "convert", "transpose"):
-        node = node.args[0]
-    return node.op is not None and node.op.name == "constant"
-
-
-def _is_zero_constant(node, value):
-    return _is_constant(node) and not value.any()
-
-
 def _signbit(x):
     return np.signbit(x)
 
@@ -158,178 +128,36 @@ def _iota(node):
     return np.ascontiguousarray(np.broadcast_to(line.reshape(shape), node.shape))
 
 
-# ---------------------------------------------------------------- XLA's simplifier
-#
-# Before it compiles, XLA rewrites some float arithmetic (AlgebraicSimplifier). Most rewrites
-# change nothing or only rounding, but some change results further (x + 0.0 is x, keeping -0.0;
-# log(exp(x)) is x, where exp(x) would overflow; (x + 1e8) - 1e8 is x + 0.0 in float32), so the
-# rules below follow them: for float nodes, `_Ctx.forms` records what XLA turned a node into,
-# and the rules of its users match XLA's patterns against that:
-#   ("addc", base, k)   base + k, k a folded constant: (A + C1) + C2 => A + (C1 + C2),
-#                       A - C => A + (-C)
-#   ("csub", k, base)   k - base: (C1 - A) + C2 => (C1 + C2) - A
-#   ("mulc", base, k)   base * k: (A * C1) * C2 => A * (C1 * C2), A / C => A * (1 / C),
-#                       A * C + B * C => (A + B) * C for C = +-2^k (each product used once)
-#   ("div", num, den)   num / den, still a division: (A / B) / C => A / (B * C),
-#                       A / (B / C) => (A * C) / B, (A / B) / (C / D) => (A * D) / (B * C)
-#   ("exp", arg)        exp(arg): log(exp(A)) => A, exp(A) * exp(B) => exp(A + B),
-#                       exp(A) / exp(B) => exp(A - B), A / exp(B) => A * exp(-B)
-#   ("pow", base, e)    pow(base, e): A / pow(B, C) => A * pow(B, -C)
-# (values, not nodes: a rewrite's result can match again further up, as in XLA's fixed point).
-# log(pow(A, B)) becomes B * log|A| guarded by B == 0; not followed: such graphs are compiled.
-
-class _Ctx:
-    __slots__ = ("forms", "_order", "_outputs", "_uses")
-
-    def __init__(self, order, outputs):
-        self.forms = {}
-        self._order, self._outputs, self._uses = order, outputs, None
-
-    def uses(self, node):
-        """How many operands (and outputs) of the program refer to `node`."""
-        if self._uses is None:
-            uses = {}
-            for n in self._order:
-                for a in n.args:
-                    uses[id(a)] = uses.get(id(a), 0) + 1
-            for o in self._outputs:
-                uses[id(o)] = uses.get(id(o), 0) + 1
-            self._uses = uses
-        return self._uses.get(id(node), 0)
-
-    def form(self, node, operand):
-        """The recorded form of `node`'s operand, when XLA sees it directly (not through the
-        broadcast the lowering puts on a 0-D operand of a bigger result)."""
-        if operand.op is None or operand.shape != node.shape:
-            return None
-        return self.forms.get(id(operand))
-
-
 # ---------------------------------------------------------------- arithmetic
+#
+# Plain IEEE arithmetic, op by op: the compiled tier runs without XLA's algebraic simplifier
+# (_runtime.compile_options), so no rewrite such as x / c => x * (1 / c), log(exp(x)) => x or
+# x + 0.0 => x changes a compiled value, and these rules need not imitate any.
 
 def _not_bool(node):
     return node.args[0].dtype.kind != "b"
 
 
-def _same_form(ctx, node, operand):
-    """`node` became `operand` itself (x + 0 => x): it has the operand's form too."""
-    f = ctx.form(node, operand)
-    if f is not None:
-        ctx.forms[id(node)] = f
-
-
-def _add_const(ctx, node, x_node, x, k):
-    """x + k with k constant and x not: folds into x's own constant term."""
-    f = ctx.form(node, x_node)
-    if f is not None and f[0] == "addc":
-        base, k = f[1], np.add(f[2], k)
-        if not k.any():  # the constants cancel: A + 0 => A
-            return np.broadcast_to(base, node.shape)
-        ctx.forms[id(node)] = ("addc", base, k)
-        return np.add(base, k)
-    if f is not None and f[0] == "csub":
-        k, base = np.add(f[1], k), f[2]
-        ctx.forms[id(node)] = ("csub", k, base)
-        return np.subtract(k, base)
-    ctx.forms[id(node)] = ("addc", x, k)
-    return np.add(x, k)
-
-
-@rule("stablehlo.add", check=_not_bool, ctx=True)
-def _add(node, a, b, *, ctx):
-    if node.dtype.kind not in "fc":
-        return np.add(a, b)
-    x, y = node.args
-    if _is_zero_constant(y, b):  # A + 0 => A (so -0.0 + 0.0 stays -0.0)
-        _same_form(ctx, node, x)
-        return np.broadcast_to(a, node.shape)
-    if _is_zero_constant(x, a):
-        _same_form(ctx, node, y)
-        return np.broadcast_to(b, node.shape)
-    cx, cy = _is_constant(x), _is_constant(y)
-    if cy and not cx:
-        return _add_const(ctx, node, x, a, b)
-    if cx and not cy:
-        return _add_const(ctx, node, y, b, a)
-    fx, fy = ctx.form(node, x), ctx.form(node, y)
-    if (fx is not None and fy is not None and fx[0] == "mulc" and fy[0] == "mulc"
-            and _same_power_of_two(fx[2], fy[2]) and ctx.uses(x) == 1 and ctx.uses(y) == 1):
-        base = np.add(fx[1], fy[1])  # A * C + B * C => (A + B) * C, C = +-2^k
-        ctx.forms[id(node)] = ("mulc", base, fx[2])
-        return np.multiply(base, fx[2])
+@rule("stablehlo.add", check=_not_bool)
+def _add(node, a, b):
     return np.add(a, b)
 
 
-def _same_power_of_two(k1, k2):
-    if k1.size == 0 or k2.size == 0:
-        return False
-    v = k1.flat[0]
-    if not ((k1 == v).all() and (k2 == v).all()) or not np.isfinite(v) or v == 0:
-        return False
-    return bool(np.frexp(np.abs(v))[0] == 0.5)
-
-
-@rule("stablehlo.subtract", check=_not_bool, ctx=True)
-def _subtract(node, a, b, *, ctx):
-    if node.dtype.kind not in "fc":
-        return np.subtract(a, b)
-    x, y = node.args
-    if _is_zero_constant(y, b):  # A - 0 => A
-        _same_form(ctx, node, x)
-        return np.broadcast_to(a, node.shape)
-    cx, cy = _is_constant(x), _is_constant(y)
-    if cy and not cx:  # A - C => A + (-C)
-        return _add_const(ctx, node, x, a, np.negative(b))
-    if cx and not cy:
-        ctx.forms[id(node)] = ("csub", a, b)
+@rule("stablehlo.subtract", check=_not_bool)
+def _subtract(node, a, b):
     return np.subtract(a, b)
 
 
-def _is_one_constant(node, value):
-    return _is_constant(node) and bool((value == 1).all())
-
-
-def _mul_const(ctx, node, x_node, x, k):
-    f = ctx.form(node, x_node)
-    if f is not None and f[0] == "mulc":
-        base, k = f[1], np.multiply(f[2], k)
-        if (k == 1).all():  # A * 1 => A
-            return np.broadcast_to(base, node.shape)
-        ctx.forms[id(node)] = ("mulc", base, k)
-        return np.multiply(base, k)
-    ctx.forms[id(node)] = ("mulc", x, k)
-    return np.multiply(x, k)
-
-
-@rule("stablehlo.multiply", check=_kinds("i", "u", "f"), ctx=True)
-def _multiply(node, a, b, *, ctx):
-    if node.dtype.kind != "f":
-        return np.multiply(a, b)
-    x, y = node.args
-    if _is_one_constant(y, b):  # A * 1 => A
-        _same_form(ctx, node, x)
-        return np.broadcast_to(a, node.shape)
-    if _is_one_constant(x, a):
-        _same_form(ctx, node, y)
-        return np.broadcast_to(b, node.shape)
-    cx, cy = _is_constant(x), _is_constant(y)
-    if cy and not cx:
-        return _mul_const(ctx, node, x, a, b)
-    if cx and not cy:
-        return _mul_const(ctx, node, y, b, a)
-    fx, fy = ctx.form(node, x), ctx.form(node, y)
-    if fx is not None and fy is not None and fx[0] == "exp" and fy[0] == "exp":
-        arg = np.add(fx[1], fy[1])  # exp(A) * exp(B) => exp(A + B)
-        ctx.forms[id(node)] = ("exp", arg)
-        return np.exp(arg)
+@rule("stablehlo.multiply", check=_kinds("i", "u", "f"))
+def _multiply(node, a, b):
     return np.multiply(a, b)
 
 
-@rule("stablehlo.divide", check=_kinds("i", "u", "f"), ctx=True)
-def _divide(node, a, b, *, ctx):
+@rule("stablehlo.divide", check=_kinds("i", "u", "f"))
+def _divide(node, a, b):
     d = node.dtype
     if d.kind == "f":
-        return _float_divide(node, a, b, ctx)
+        return np.divide(a, b)
     a, b = np.broadcast_arrays(a, b)
     zero = b == 0
     if d.kind == "u":
@@ -341,53 +169,6 @@ def _divide(node, a, b, *, ctx):
     q = (a - np.fmod(a, safe)) // safe  # truncating division, exact
     q = np.where(zero, _typed(-1, d.np), q)
     return np.where(over, a, q)  # INT_MIN / -1 = INT_MIN
-
-
-def _float_divide(node, a, b, ctx):
-    x, y = node.args
-    forms = ctx.forms
-    if _is_one_constant(y, b):  # A / 1 => A
-        _same_form(ctx, node, x)
-        return np.broadcast_to(a, node.shape)
-    fx, fy = ctx.form(node, x), ctx.form(node, y)
-    if fy is not None and fy[0] == "exp":
-        if fx is not None and fx[0] == "exp":  # exp(A) / exp(B) => exp(A - B)
-            arg = np.subtract(fx[1], fy[1])
-            forms[id(node)] = ("exp", arg)
-            return np.exp(arg)
-        return np.multiply(a, np.exp(np.negative(fy[1])))  # A / exp(B) => A * exp(-B)
-    if fy is not None and fy[0] == "pow":  # A / pow(B, C) => A * pow(B, -C)
-        return np.multiply(a, _float_power(fy[1], np.negative(fy[2]), node.dtype))
-    if (y.op is not None and y.op.name == "stablehlo.sqrt" and y.shape == node.shape
-            and ctx.uses(y) == 1):
-        return np.divide(a, b)  # XLA: A * rsqrt(B), within 3 ulp of this; no longer a division
-    if _is_constant(y) and not _is_literal(node, x):
-        return _mul_const(ctx, node, x, a, np.divide(_typed(1, node.dtype.np), b))  # A * (1 / C)
-    if fx is not None and fx[0] == "div":
-        if fy is not None and fy[0] == "div":  # (A / B) / (C / D) => (A * D) / (B * C)
-            num, den = np.multiply(fx[1], fy[2]), np.multiply(fx[2], fy[1])
-        else:  # (A / B) / C => A / (B * C)
-            num, den = fx[1], np.multiply(fx[2], b)
-        forms[id(node)] = ("div", num, den)
-        return np.divide(num, den)
-    if fy is not None and fy[0] == "div":  # A / (B / C) => (A * C) / B
-        num, den = np.multiply(a, fy[2]), fy[1]
-        forms[id(node)] = ("div", num, den)
-        return np.divide(num, den)
-    if (x.op is not None and x.op.name == "convert" and x.args[0].dtype.kind == "b"
-            and x.shape == node.shape and _is_scalar_broadcast(node, y)):
-        # X / broadcast(Y) with X a converted bool => broadcast(1 / Y) * X
-        return np.multiply(np.divide(_typed(1, node.dtype.np), b), a)
-    forms[id(node)] = ("div", a, b)
-    return np.divide(a, b)
-
-
-def _is_scalar_broadcast(node, operand):
-    """Whether XLA sees `operand` of elementwise `node` as a broadcast of a scalar."""
-    if not operand.shape:
-        return bool(node.shape)  # the lowering broadcasts 0-D operands of a bigger result
-    return (operand.op is not None and operand.op.name == "broadcast_in_dim"
-            and not operand.args[0].shape)
 
 
 @rule("stablehlo.remainder", check=_kinds("i", "u", "f"))
@@ -403,44 +184,33 @@ def _remainder(node, a, b):
     return np.where(zero, a, np.fmod(a, safe))  # x % 0 = x
 
 
-def _float_power(a, b, d):
+@rule("stablehlo.power", check=_kinds("f"))
+def _power(node, a, b):
     a, b = np.broadcast_arrays(a, b)  # full arrays: numpy's scalar fast paths (b == 0.5 -> sqrt)
     r = np.power(a, b)                # break C's pow(-0.0, 0.5) = +0.0, pow(-inf, 0.5) = +inf
     half = b == 0.5
     if half.any():
-        r = np.where(half & (a == 0), _typed(0, d.np), r)
-        r = np.where(half & np.isneginf(a), _typed(np.inf, d.np), r)
+        r = np.where(half & (a == 0), _typed(0, node.dtype.np), r)
+        r = np.where(half & np.isneginf(a), _typed(np.inf, node.dtype.np), r)
     return r
 
 
-@rule("stablehlo.power", check=_kinds("i", "u", "f"), ctx=True)
-def _power(node, a, b, *, ctx):
-    d = node.dtype
-    if d.kind == "f":
-        if node.args[0].shape == node.shape and node.args[1].shape == node.shape:
-            ctx.forms[id(node)] = ("pow", a, b)
-        return _float_power(a, b, d)
+@rule("integer_power", check=_kinds("i", "u"))
+def _integer_power(node, a, b):
+    """numpy's wrap-around power for exponents >= 0 (repeated squaring in the dtype, as the
+    lowering); an exponent < 0 gives the real result truncated toward zero: 1 for base 1,
+    +-1 for base -1, else 0 (0 ** -n too), where numpy raises."""
+    npdt = node.dtype.np
     a, b = np.broadcast_arrays(a, b)
-    # XLA's integer power: six unrolled squaring steps, so only the exponent's low 6 bits count
-    # (enough for any exponent that does not overflow); an exponent negative as a SIGNED number
-    # (for unsigned dtypes too) gives 1 for base 1, +-1 for base -1 (all ones), else 0
-    npdt = d.np
-    e = b.view(f"u{npdt.itemsize}")
-    one = _typed(1, e.dtype)
-    result = np.ones(a.shape, npdt)
-    base = a.copy()
-    for _ in range(6):
-        result = np.where((e & one).astype(bool), result * base, result)
-        base = base * base
-        e = e >> one
-    negative = b.view(f"i{npdt.itemsize}") < 0
+    negative = b < 0
+    r = np.power(a, np.where(negative, _typed(0, npdt), b))
     if negative.any():
-        ones = _typed(-1, f"i{npdt.itemsize}").view(npdt)  # -1, or all ones unsigned
         odd = (b & _typed(1, npdt)).astype(bool)
         special = np.where(a == 1, _typed(1, npdt),
-                           np.where(a == ones, np.where(odd, ones, _typed(1, npdt)), _typed(0, npdt)))
-        result = np.where(negative, special, result)
-    return result
+                           np.where(a == _typed(-1, npdt), np.where(odd, _typed(-1, npdt), _typed(1, npdt)),
+                                    _typed(0, npdt)))
+        r = np.where(negative, special, r)
+    return r
 
 
 def _maxmin(fn, take_neg):
@@ -597,25 +367,9 @@ for _name, (_fn, _dts) in _TRANSCENDENTAL.items():
     rule(_name, check=_check)(_ew)
 
 
-@rule("stablehlo.exponential", check=lambda node: node.args[0].dtype in (_F32, _F64), ctx=True)
-def _exp(node, x, *, ctx):
-    ctx.forms[id(node)] = ("exp", x)
-    return np.exp(x)
-
-
-def _log_ok(node):
-    x = node.args[0]
-    if x.dtype not in (_F32, _F64):
-        return False
-    return x.op is None or x.op.name != "stablehlo.power"  # log(pow(A, B)): XLA's own rewrite
-
-
-@rule("stablehlo.log", check=_log_ok, ctx=True)
-def _log(node, x, *, ctx):
-    f = ctx.form(node, node.args[0])
-    if f is not None and f[0] == "exp":  # log(exp(A)) => A
-        return f[1]
-    return np.log(x)
+@rule("stablehlo.exponential", "stablehlo.log", check=lambda node: node.args[0].dtype in (_F32, _F64))
+def _exp_log(node, x):
+    return np.exp(x) if node.op.name == "stablehlo.exponential" else np.log(x)
 
 
 # ---------------------------------------------------------------- complex parts

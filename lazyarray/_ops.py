@@ -48,7 +48,12 @@ def scalar(value, dtype):
 @primitive("constant")
 def _lower_constant(e, node):
     value, = node.attrs
-    return e.constant(np.frombuffer(value, node.dtype.np).reshape(node.shape), node.shape, node.dtype)
+    c = e.constant(np.frombuffer(value, node.dtype.np).reshape(node.shape), node.shape, node.dtype)
+    if node.dtype.kind in "fc":
+        # Opaque to the folds of the StableHLO -> HLO conversion, which would turn x + 0.0 into x
+        # (keeping -0.0 where IEEE gives +0.0) before any XLA option applies.
+        c = e.op("stablehlo.optimization_barrier", (c,), node.shape, node.dtype)
+    return c
 
 
 def constant(value, dtype, shape=()):
@@ -97,6 +102,49 @@ def elementwise(opname, *args, dtype=None):
     """A StableHLO/CHLO elementwise op; result dtype defaults to the first operand's."""
     return bind(_ELEMENTWISE.get(opname) or _elementwise_prim(opname), args, (), _ew_shape(args),
                 dtype or args[0].dtype)
+
+
+@primitive("integer_power")
+def _lower_integer_power(e, node, x, y):
+    """Repeated squaring in the integer dtype over every bit of the exponent, so the result wraps
+    modulo 2^n exactly as numpy's (XLA's own integer power looks at 6 exponent bits only:
+    `v ** v` for a large even int64 gave 1, numpy 0). An exponent < 0 gives the real result
+    truncated toward zero: 1 for base 1, +-1 for base -1 (by parity), else 0."""
+    shape, d = node.shape, node.dtype
+    x, y = e.broadcast_scalars((x, y), shape)
+
+    def splat(value):
+        c = e.constant(value, (), d)
+        return e.op("stablehlo.broadcast_in_dim", (c,), shape, d, "broadcast_dimensions = array<i64>") if shape else c
+
+    def cmp(a, b, direction):
+        return e.op("stablehlo.compare", (a, b), shape, dt.bool,
+                    f"comparison_direction = #stablehlo<comparison_direction {direction}>, "
+                    f"compare_type = #stablehlo<comparison_type {_compare_type(d)}>")
+
+    zero, one = splat(0), splat(1)
+    steps = d.bits - 1 if d.kind == "i" else d.bits  # the sign bit of a signed exponent: below
+    result, base = one, x
+    for k in range(steps):
+        bit = e.op("stablehlo.and", (y, splat(1 << k)), shape, d)
+        product = e.op("stablehlo.multiply", (result, base), shape, d)
+        result = e.op("stablehlo.select", (cmp(bit, zero, "NE"), product, result), shape, d)
+        if k + 1 < steps:
+            base = e.op("stablehlo.multiply", (base, base), shape, d)
+    if d.kind == "i":
+        minus_one = splat(-1)
+        odd = cmp(e.op("stablehlo.and", (y, one), shape, d), zero, "NE")
+        for_minus_one = e.op("stablehlo.select", (odd, minus_one, one), shape, d)
+        special = e.op("stablehlo.select", (cmp(x, minus_one, "EQ"), for_minus_one, zero), shape, d)
+        special = e.op("stablehlo.select", (cmp(x, one, "EQ"), one, special), shape, d)
+        result = e.op("stablehlo.select", (cmp(y, zero, "LT"), special, result), shape, d)
+    return result
+
+
+def integer_power(x, y):
+    """x ** y for integer dtypes, wrapping like numpy's."""
+    assert x.dtype is y.dtype and x.dtype.kind in "iu"
+    return bind(_lower_integer_power, (x, y), (), _ew_shape((x, y)), x.dtype)
 
 
 def _compare_type(dtype):

@@ -48,7 +48,7 @@ def devices(platform=None):
 
 
 def version_tag():
-    return f"jaxlib-{jax.__version__}"
+    return f"jaxlib-{jax.__version__}" + "".join(f"-no-{p}" for p in VALUE_CHANGING_PASSES)
 
 
 # ---------------------------------------------------------------- transfers
@@ -78,12 +78,31 @@ def buffer_nbytes(buffer):
 
 # ---------------------------------------------------------------- compile and execute
 
+# XLA's algebraic simplifier ("algsimp") rewrites float arithmetic in ways that change IEEE
+# results, so a value would depend on which ops were fused into one program, i.e. on where the
+# user reads: log(pow(x, y)) => y * log(x) (finite where pow overflows to inf), log(exp(x)) => x,
+# exp(a) * exp(b) => exp(a + b), x / c => x * (1 / c), (a + c1) + c2 => a + (c1 + c2),
+# a * c + b * c => (a + b) * c, x + 0.0 => x (keeps -0.0), ... It has no switch for the
+# value-changing subset alone, so it is off; the remaining passes and LLVM (no fast-math: XLA's
+# CPU default) keep IEEE results, except that LLVM may contract a * b + c into one fused
+# multiply-add (one rounding fewer). LAZYARRAY_XLA_SIMPLIFIER=1 turns it back on (to measure it).
+_SIMPLIFIER = os.environ.get("LAZYARRAY_XLA_SIMPLIFIER", "0") not in ("", "0")
+VALUE_CHANGING_PASSES = () if _SIMPLIFIER else ("algsimp",)
+
+
+def compile_options():
+    """The options of every compile (and deserialisation) of a program of ours."""
+    opts = _backend.get_compile_options(num_replicas=1, num_partitions=1)
+    if VALUE_CHANGING_PASSES:
+        opts.executable_build_options.debug_options.xla_disable_hlo_passes = ",".join(VALUE_CHANGING_PASSES)
+    return opts
+
+
 def compile_text(text: str, device):
     """Compile StableHLO text for one device. (XLA's backend optimisation level 0 compiles ~3x
     faster but was seen to miscompile: NaN from a graph the optimised build gets right.)"""
     c = client(device.platform)
-    opts = _backend.get_compile_options(num_replicas=1, num_partitions=1)
-    return c.compile_and_load(text, _xc.DeviceList((device,)), opts)
+    return c.compile_and_load(text, _xc.DeviceList((device,)), compile_options())
 
 
 def execute(executable, inputs):
@@ -106,9 +125,8 @@ def load_serialized(path, device):
     except OSError:
         return None
     c = client(device.platform)
-    opts = _backend.get_compile_options(num_replicas=1, num_partitions=1)
     try:
-        return c.deserialize_executable(data, _xc.DeviceList((device,)), opts)
+        return c.deserialize_executable(data, _xc.DeviceList((device,)), compile_options())
     except Exception:  # stale or corrupt entry: compile again and overwrite it
         return None
 
