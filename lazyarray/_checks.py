@@ -72,12 +72,14 @@ def record(guard, ok, error, what):
 # ---------------------------------------------------------------- what the callers check
 
 def index_in_bounds(guard, wrapped, n, what):
-    """An index array, already wrapped (negative entries plus n, as int64), must lie in [0, n):
-    that is the original entries in [-n, n). Unsigned indices wrap to nothing but convert to
-    int64, where values >= 2**63 turn negative and fail as they should."""
-    lo = ops.compare(wrapped, ops.broadcast_in_dim(ops.constant(0, dt.int64), wrapped.shape, ()), "GE")
-    hi = ops.compare(wrapped, ops.broadcast_in_dim(ops.constant(n, dt.int64), wrapped.shape, ()), "LT")
-    record(guard, ops.elementwise("stablehlo.and", lo, hi),
+    """An index array, already wrapped (n added to negative entries, as int64), must lie in
+    [0, n): the original entries in [-n, n). Seen as uint64 a negative entry is huge, so one
+    max and one comparison decide (uint64 indices >= 2**63 turn negative in int64 and fail too)."""
+    if 0 in wrapped.shape:
+        return
+    as_unsigned = ops.convert(wrapped, dt.uint64)
+    largest = ops.reduce(as_unsigned, tuple(range(len(wrapped.shape))), "max")
+    record(guard, ops.compare(largest, ops.constant(n, dt.uint64), "LT"),
            IndexError, f"index out of bounds: {what} holds a value outside [-{n}, {n})")
 
 

@@ -100,6 +100,40 @@ def test_unsigned_index_too_large(checked):
     np.testing.assert_array_equal(np.asarray(a[xp.asarray([2, 0], dtype=xp.uint8)]), [3.0, 1.0])
 
 
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64", "uint8", "uint32", "uint64"])
+def test_random_indices_agree_with_numpy(checked, dtype):
+    """Random index arrays around the bounds: checked mode raises exactly when numpy does, and
+    reads the same values otherwise (reads, writes and take)."""
+    rng = np.random.default_rng(sum(map(ord, dtype)))
+    n = 5
+    an = rng.standard_normal((n, 3))
+    a = xp.asarray(an)
+    info = np.iinfo(dtype)
+    outcomes = set()
+    for _ in range(8):
+        idx = rng.integers(max(-2 * n, info.min), 2 * n, size=rng.integers(1, 5)).astype(dtype)
+        try:
+            want = an[idx]
+        except IndexError:
+            want = None
+        outcomes.add(want is None)
+        got = a[xp.asarray(idx)]
+        b = xp.zeros((n, 3))
+        b[xp.asarray(idx)] = 1.0
+        t = xp.take(a, xp.asarray(idx), axis=0)
+        if want is None:
+            for y in (got, b, t):
+                with pytest.raises(IndexError):
+                    np.asarray(y)
+        else:
+            bn = np.zeros((n, 3))
+            bn[idx] = 1.0
+            np.testing.assert_array_equal(np.asarray(got), want)
+            np.testing.assert_array_equal(np.asarray(b), bn)
+            np.testing.assert_array_equal(np.asarray(t), np.take(an, idx, axis=0))
+    assert outcomes == {True, False}  # both cases were exercised
+
+
 # ---------------------------------------------------------------- writes
 
 def test_write_out_of_bounds_raises_at_read(checked):
