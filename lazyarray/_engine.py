@@ -1,5 +1,19 @@
 """Materialization: pick the outputs, key the graph, find or compile its program, run it, and
-realize the nodes. This is where laziness ends; everything above only records nodes."""
+realize the nodes. This is where laziness ends; everything above only records nodes.
+
+Threads: every entry point that reads or changes computed state (`realize`, `maybe_cut`,
+`cut_graph`, `to_numpy`, `clear_cache`) holds the engine lock (`_graph.lock`, re-entrant) for
+the whole sync, so the caches, the sightings, the scalar buffers, the pool's free lists,
+`_segment`'s loop state and the cut site are only touched by one thread at a time, one graph is
+compiled once however many threads want it, and no thread realizes a node another is walking.
+Tracing takes no lock (see `_graph`): a thread pays one uncontended lock per sync. The compile
+thread never takes the engine lock (a sync may wait for it); the counters it shares with syncs
+are updated under `metrics.lock`.
+
+Failures: a sync that raises (a compile XLA rejects, an error while running) realizes nothing it
+had not finished: nodes are realized only after their program ran, buffers taken from the pool
+go back to it, and nothing is cached for a program that failed to build.
+"""
 from __future__ import annotations
 
 import collections
@@ -14,7 +28,7 @@ import numpy as np
 
 from . import _checks, _config, _dtypes, _interpret, _runtime, _segment
 from ._emit import emit_module
-from ._graph import Plan, pending, split_leaves
+from ._graph import Plan, lock as _lock, pending, split_leaves
 from ._metrics import explain_miss, format_site, metrics, user_site
 from ._pool import pool
 
@@ -35,15 +49,22 @@ _SCALAR_CACHE_SIZE = 4096
 
 
 def clear_cache():
-    wait_for_compiles()
-    _cache.clear()
-    _sightings.clear()
-    _scalar_buffers.clear()
-    pool.clear()
+    with _lock:
+        wait_for_compiles()
+        _cache.clear()
+        _sightings.clear()
+        _scalar_buffers.clear()
+        _unsplit_sites.clear()
+        pool.clear()
 
 
 def realize(nodes, device, cause):
     """Compute `nodes` (and the pending arrays that share their graph) in one program."""
+    with _lock:
+        _realize(nodes, device, cause)
+
+
+def _realize(nodes, device, cause):
     if len(nodes) == 1:
         targets = [nodes[0]] if nodes[0].op is not None else []
     else:
@@ -51,14 +72,13 @@ def realize(nodes, device, cause):
     if not targets:
         return
     site = user_site()
-    syncs, sites = metrics.syncs, metrics.sync_sites
-    syncs[cause] = syncs.get(cause, 0) + 1
-    sites[(cause, site)] = sites.get((cause, site), 0) + 1
+    metrics.count_sync(cause, site)
     target_ids = {id(t) for t in targets}
     candidates = [n for n in [h._pending_node() for h in pending.live() if h._device is device]
                   if id(n) not in target_ids]
-    metrics.nodes_traced += pending.nodes_since_sync
-    big = pending.nodes_since_sync >= _segment.MIN_NODES
+    traced = pending.nodes_since_sync
+    metrics.nodes_traced += traced
+    big = traced >= _segment.MIN_NODES
     if cause == "cut":
         outputs = _unique(targets + candidates)
         plan = Plan(outputs)  # (before the count is reset: it tells Plan a deep graph is coming)
@@ -114,19 +134,26 @@ def maybe_cut():
     whole iterations every time and every cut graph after the first is the same graph."""
     global _cut_site
     site = user_site()
-    if _cut_site is None or site == _cut_site or pending.nodes_since_sync >= 2 * _config.node_budget:
-        _cut_site = site
-        cut_graph()
+    with _lock:
+        budget = _config.node_budget
+        if pending.nodes_since_sync < budget:
+            return  # another thread cut while this one waited for the lock
+        if _cut_site is None or site == _cut_site or pending.nodes_since_sync >= 2 * budget:
+            _cut_site = site
+            cut_graph()
 
 
 def cut_graph():
     """Realize every live pending array, so a loop that never reads a value runs in bounded
-    graphs."""
-    by_device = collections.defaultdict(list)
-    for h in pending.live():
-        by_device[h._device].append(h._pending_node())
-    for device, nodes in by_device.items():
-        realize(nodes, device, "cut")
+    graphs. (With several threads tracing, a cut realizes every thread's pending arrays.)"""
+    with _lock:
+        by_device = collections.defaultdict(list)
+        for h in pending.live():
+            by_device[h._device].append(h._pending_node())
+        if not by_device:
+            pending.nodes_since_sync = 0
+        for device, nodes in by_device.items():
+            _realize(nodes, device, "cut")
 
 
 def _unique(nodes):
@@ -178,38 +205,41 @@ def _run(plan, outputs, device, site):
         outputs = _checks.outputs_for(plan, outputs)
     order, leaves = plan.order, plan.leaves
     recycled, donated = [], []
-    if pool.bytes:
+    if pool.held or pool.returned:
         for k, o in enumerate(outputs):
             buf = pool.take(device.id, o.shape, o.dtype) if math.prod(o.shape) > 0 else None
             if buf is not None:
                 recycled.append(buf)
                 donated.append(k)
     donated = tuple(donated)
-    skey = plan.key(outputs)
-    key = (device.id, device.platform, skey, donated)
-    compiled = _cache.get(key)
-    if compiled is None and _config.interpret_first and device.platform == "cpu":
-        # (on an accelerator the interpreter would copy every input to the host; its rules were
-        # checked against XLA's CPU results)
-        compiled = _tier1(skey, plan, outputs, device, site, donated)
-        if compiled is not None:  # interpreted, or a program compiled in the background (no donation)
-            for k, buf in zip(donated, recycled):
-                pool.give_back(buf, device.id, outputs[k].shape, outputs[k].dtype)
-            if compiled is True:
-                return
-            recycled, donated = [], ()
-    if compiled is None:
-        compiled = _compile(key, order, leaves, outputs, device, site, donated)
-    else:
-        metrics.cache_hits += 1
+    try:
+        skey = plan.key(outputs)
+        key = (device.id, device.platform, skey, donated)
+        compiled = _cache.get(key)
+        if compiled is None and _config.interpret_first and device.platform == "cpu":
+            # (on an accelerator the interpreter would copy every input to the host; its rules were
+            # checked against XLA's CPU results)
+            compiled = _tier1(skey, plan, outputs, device, site, donated)
+            if compiled is not None:  # interpreted, or a program compiled in the background (no donation)
+                _give_back(recycled, donated, outputs, device)
+                recycled, donated = [], ()
+                if compiled is True:
+                    return
+        if compiled is None:
+            compiled = _compile(key, order, leaves, outputs, device, site, donated)
+        else:
+            metrics.cache_hits += 1
+        buffers, packed = split_leaves(leaves)
+        inputs = [leaf.buffer if leaf.buffer is not None else _input_buffer(leaf, device) for leaf in buffers]
+        for dtype, group in packed.items():
+            inputs.append(_packed_buffer([leaf.host for leaf in group], dtype, device))
+        inputs += recycled
+        t0 = time.perf_counter()
+        results = _runtime.execute(compiled.executable, inputs)
+    except BaseException:  # nothing was realized: the dead buffers taken for outputs go back
+        _give_back(recycled, donated, outputs, device)
+        raise
     metrics.recycled_buffers += len(donated)
-    buffers, packed = split_leaves(leaves)
-    inputs = [leaf.buffer if leaf.buffer is not None else _input_buffer(leaf, device) for leaf in buffers]
-    for dtype, group in packed.items():
-        inputs.append(_packed_buffer([leaf.host for leaf in group], dtype, device))
-    inputs += recycled
-    t0 = time.perf_counter()
-    results = _runtime.execute(compiled.executable, inputs)
     metrics.execute_seconds += time.perf_counter() - t0
     metrics.executions += 1
     if _checks.pending:  # a failed check raises here, before anything is realized
@@ -217,6 +247,11 @@ def _run(plan, outputs, device, site):
     for node, buf in zip(outputs, results):
         node.realize(buf)
         pool.watch(node, device.id)
+
+
+def _give_back(recycled, donated, outputs, device):
+    for k, buf in zip(donated, recycled):
+        pool.give_back(buf, device.id, outputs[k].shape, outputs[k].dtype)
 
 
 def _packed_buffer(values, dtype, device):
@@ -299,7 +334,8 @@ def _from_disk(text, path, device):
     executable = _runtime.load_serialized(path, device._pjrt) if path else None
     if executable is None:
         return None
-    metrics.disk_hits += 1
+    with metrics.lock:
+        metrics.disk_hits += 1
     return _Compiled(executable, _text_hash(text))
 
 
@@ -312,11 +348,13 @@ def _build(text, text_hash, device, site):
             executable = _runtime.compile_text(text, device._pjrt)
         except Exception as exc:
             raise RuntimeError(f"lazyarray: XLA rejected the program built at {site}: {exc}\n{text}") from exc
-        metrics.compiles += 1
+        with metrics.lock:
+            metrics.compiles += 1
         if path:
             _runtime.store_serialized(path, executable, device._pjrt)
         compiled = _Compiled(executable, text_hash)
-    metrics.compile_seconds += time.perf_counter() - t0
+    with metrics.lock:
+        metrics.compile_seconds += time.perf_counter() - t0
     return compiled
 
 
@@ -335,6 +373,13 @@ _sightings = {}  # (device id, structural key) -> [runs interpreted, future of i
 # numpy takes ~1-5 ns an element and op, so 2^22 element-ops cost ~4-20 ms against a 30+ ms compile.
 _INTERPRET_MAX_WORK = 1 << 22
 _executor = None
+_COMPILE_FAILED = "compile failed"  # in a sighting's future slot: interpret this graph for good
+
+
+def _note(log, text):
+    """Append to one of the metrics' bounded logs."""
+    log.append(text)
+    del log[:-100]
 
 
 def _compile_thread():
@@ -384,16 +429,24 @@ def _tier1(skey, plan, outputs, device, site, donated):
         if len(_sightings) > 4 * _config.cache_size:
             del _sightings[next(iter(_sightings))]
     future = entry[1]
-    if future is not None and future.done():
-        del _sightings[tkey]
-        return _install(plain_key, future.result())  # a compile error surfaces here, at a sync
+    if future is not None and future is not _COMPILE_FAILED and future.done():
+        exc = future.exception()
+        if exc is None:
+            del _sightings[tkey]
+            return _install(plain_key, future.result())
+        # XLA rejected the program: the interpreter, which ran this graph, keeps serving it
+        _note(metrics.compile_errors, f"{format_site(site)}: {exc}")
+        entry[1] = future = _COMPILE_FAILED
     t0 = time.perf_counter()
     try:
         values = _interpret.interpret(plan.order, plan.leaves, outputs)
     except Exception as exc:  # an interpreter bug must not fail the user's program: compile it
-        metrics.interpreter_errors.append(f"{format_site(site)}: {type(exc).__name__}: {exc}")
-        del metrics.interpreter_errors[:-100]
+        _note(metrics.interpreter_errors, f"{format_site(site)}: {type(exc).__name__}: {exc}")
         del _sightings[tkey]
+        if future is not None and future is not _COMPILE_FAILED:
+            # compiling already: wait for that program rather than compile the graph twice
+            compiled = _install(plain_key, future.result())
+            return None if donated else compiled
         return None
     seconds = time.perf_counter() - t0
     metrics.interpret_seconds += seconds
@@ -412,10 +465,11 @@ def _tier1(skey, plan, outputs, device, site, donated):
 
 def to_numpy(node, device, cause):
     """The node's value as a numpy array the caller owns."""
-    if node.op is not None:
-        realize([node], device, cause)
-    if node.buffer is None:  # a host leaf never sent to the device
-        return np.array(node.host, dtype=node.dtype.np, copy=True)
-    out = _runtime.to_numpy(node.buffer)
-    metrics.bytes_to_host += out.nbytes
-    return out
+    with _lock:  # (another thread's sync may move a host leaf to the device meanwhile)
+        if node.op is not None:
+            _realize([node], device, cause)
+        if node.buffer is None:  # a host leaf never sent to the device
+            return np.array(node.host, dtype=node.dtype.np, copy=True)
+        out = _runtime.to_numpy(node.buffer)
+        metrics.bytes_to_host += out.nbytes
+        return out

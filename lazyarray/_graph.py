@@ -4,11 +4,23 @@ A node is created once with its op, operands, static attributes, shape and dtype
 changes meaning. When its value is computed the node is *realized*: it keeps the device buffer
 and drops its operands, so it becomes a leaf of every graph that still refers to it and the
 history behind it can be freed.
+
+Threads: tracing (building nodes, `pending.add`) takes no lock: a node is complete before any
+other thread can reach it, `itertools.count` and `list.append` are atomic under the GIL, and a
+lost increment of `nodes_since_sync` only moves a graph cut by a node. Everything that reads or
+changes computed state (a sync, a cut, the caches) holds `lock`, one re-entrant engine lock
+(`_engine` takes it for a whole sync), so two threads never realize the same node or walk a
+graph another thread is realizing.
 """
 from __future__ import annotations
 
 import itertools
+import threading
 import weakref
+
+# The engine lock: held for a whole sync (realize, cut, read), by `_engine`. Re-entrant because a
+# sync can trace (a cut inside a data-dependent shape) and start another sync.
+lock = threading.RLock()
 
 
 class Node:
@@ -73,20 +85,25 @@ class _Pending:
 
     def add(self, handle):
         refs = self._refs
-        refs.append(weakref.ref(handle))
+        refs.append(weakref.ref(handle))  # atomic: any thread, no lock
         if len(refs) >= self._compact_at:  # bound the list between syncs (amortised O(1))
-            self._compact_at = max(16384, 2 * len(self.live()))
+            with lock:
+                self._compact_at = max(16384, 2 * len(self.live()))
 
     def live(self):
-        """The live handles still on a pending node, each once; compacts the list."""
-        out, refs, seen = [], [], set()
-        for r in self._refs:
+        """The live handles still on a pending node, each once; compacts the list. Called with
+        `lock` held. Other threads may append while this runs: only the entries read here are
+        replaced (one slice assignment, atomic under the GIL), so their appends are kept."""
+        refs = self._refs
+        n = len(refs)
+        out, kept, seen = [], [], set()
+        for r in refs[:n]:
             h = r()
             if h is not None and h._pending_node().op is not None and id(h) not in seen:
                 seen.add(id(h))
                 out.append(h)
-                refs.append(r)
-        self._refs = refs
+                kept.append(r)
+        refs[:n] = kept
         return out
 
     def __len__(self):

@@ -1,13 +1,22 @@
-"""Counters and the report a user prints: what was traced, compiled, cached, run and synced."""
+"""Counters and the report a user prints: what was traced, compiled, cached, run and synced.
+
+Updated by syncs under the engine lock (`_graph.lock`); the counters the background compile
+thread also updates (compiles, compile_seconds, disk_hits) are changed under `Metrics.lock`.
+Everything kept per site or per event is bounded, so a long run's metrics stay small.
+"""
 from __future__ import annotations
 
 import collections
 import os
 import sys
+import threading
+
+MAX_SITES = 1000  # sync sites kept; past it the least frequent half is dropped
 
 
 class Metrics:
     def __init__(self):
+        self.lock = threading.Lock()
         self.reset()
 
     def reset(self):
@@ -25,6 +34,7 @@ class Metrics:
         self.interpreted = 0            # programs run by the numpy interpreter (tier 1)
         self.interpret_seconds = 0.0
         self.interpreter_errors = []    # interpreter failures (the graph was compiled instead)
+        self.compile_errors = []        # background compiles XLA rejected (the interpreter serves those graphs)
         self.background_compiles = 0    # compiles started on the compile thread
         self.segmented_syncs = 0        # syncs that ran a loop's graph chunk by chunk (_segment)
         self.chunks_run = 0             # programs those syncs ran
@@ -32,6 +42,18 @@ class Metrics:
         self.sync_sites = collections.Counter()   # (cause, (file, line)) -> count
         self.miss_explanations = []               # newest last, bounded
         self.graphs_per_site = collections.defaultdict(set)
+
+    def count_sync(self, cause, site):
+        """One sync caused by `cause` at the user's `site` (a (file, line) tuple)."""
+        syncs, sites = self.syncs, self.sync_sites
+        syncs[cause] = syncs.get(cause, 0) + 1
+        key = (cause, site)
+        n = sites.get(key)
+        if n is None and len(sites) >= MAX_SITES:  # code generated at run time: many distinct sites
+            kept = sites.most_common(MAX_SITES // 2)
+            sites.clear()
+            sites.update(dict(kept))
+        sites[key] = (n or 0) + 1
 
     def as_dict(self):
         return {
@@ -78,6 +100,9 @@ class Metrics:
             lines.append("  top sync sites")
             for (cause, site), n in self.sync_sites.most_common(5):
                 lines.append(f"    {n:6d}  {cause:10s} {format_site(site)}")
+        if self.compile_errors:
+            lines.append(f"  compile errors      {len(self.compile_errors)} (interpreted instead); last:")
+            lines.append(f"    {self.compile_errors[-1]}")
         if self.interpreter_errors:
             lines.append(f"  interpreter errors  {len(self.interpreter_errors)} (compiled instead); last:")
             lines.append(f"    {self.interpreter_errors[-1]}")

@@ -3,6 +3,12 @@ that makes an output of the same shape and dtype (donated and aliased to that ou
 
 A fresh output buffer costs page faults on every first touch (XLA's CPU outputs get no huge
 pages): one pass over 1e7 float32 costs ~19 ms into a new buffer and ~2.5 ms into a reused one.
+
+Threads: an array dies in whatever thread drops it last, at any point of that thread's code
+(even inside a sync, through the garbage collector). Its finalizer therefore only appends the
+buffer to `returned` (a deque: atomic, no lock); the free lists are changed only by `take`,
+`give_back` and `clear`, which the engine calls with its lock held, and which first move the
+returned buffers in.
 """
 from __future__ import annotations
 
@@ -12,17 +18,27 @@ import weakref
 
 from . import _config
 from ._dtypes import _by_name
+from ._graph import lock
 
 
 class BufferPool:
     def __init__(self):
         self._free = collections.OrderedDict()  # (device id, shape, dtype name) -> [buffers]
-        self._pinned = set()  # ids of buffers shared outside (dlpack): never recycled
-        self.bytes = 0
+        self._pinned = weakref.WeakValueDictionary()  # id -> buffer shared outside (dlpack): never recycled
+        self.returned = collections.deque()  # (buffer, key, size) of dead arrays, not yet in _free
+        self.held = 0  # bytes in the free lists (`returned` not counted yet)
+
+    @property
+    def bytes(self):
+        """Bytes kept for reuse, the dead arrays' buffers not moved in yet included."""
+        with lock:
+            self._drain()
+            return self.held
 
     def pin(self, buffer):
-        """The buffer is exported without a copy: its memory must outlive our array."""
-        self._pinned.add(id(buffer))
+        """The buffer is exported without a copy: its memory must outlive our array. (Weakly held:
+        a pinned buffer that was never watched leaves no entry behind when it dies.)"""
+        self._pinned[id(buffer)] = buffer
 
     @staticmethod
     def nbytes(shape, dtype):
@@ -32,21 +48,26 @@ class BufferPool:
         """When `node` (just realized with a large buffer) dies, keep its buffer for reuse."""
         size = self.nbytes(node.shape, node.dtype)
         if size >= _config.pool_min_bytes and _config.pool_max_bytes:
-            weakref.finalize(node, self._recycle, node.buffer, (device_id, node.shape, node.dtype.name), size)
+            weakref.finalize(node, self.returned.append, (node.buffer, (device_id, node.shape, node.dtype.name), size))
+
+    def _drain(self):
+        returned = self.returned
+        while returned:
+            self._recycle(*returned.popleft())
 
     def _recycle(self, buffer, key, size):
-        if id(buffer) in self._pinned:
-            self._pinned.discard(id(buffer))
+        if self._pinned.get(id(buffer)) is buffer:
+            del self._pinned[id(buffer)]
             return
         if buffer.is_deleted():
             return
         self._free.setdefault(key, []).append(buffer)
         self._free.move_to_end(key)
-        self.bytes += size
-        while self.bytes > _config.pool_max_bytes and self._free:
+        self.held += size
+        while self.held > _config.pool_max_bytes and self._free:
             k, bufs = next(iter(self._free.items()))
             bufs.pop(0)
-            self.bytes -= self.nbytes(k[1], _by_name(k[2]))
+            self.held -= self.nbytes(k[1], _by_name(k[2]))
             if not bufs:
                 del self._free[k]
 
@@ -56,6 +77,8 @@ class BufferPool:
 
     def take(self, device_id, shape, dtype):
         """A dead buffer of this shape and dtype, or None."""
+        if self.returned:
+            self._drain()
         key = (device_id, shape, dtype.name)
         bufs = self._free.get(key)
         if not bufs:
@@ -63,12 +86,13 @@ class BufferPool:
         buf = bufs.pop()
         if not bufs:
             del self._free[key]
-        self.bytes -= self.nbytes(shape, dtype)
+        self.held -= self.nbytes(shape, dtype)
         return buf
 
     def clear(self):
+        self.returned.clear()
         self._free.clear()
-        self.bytes = 0
+        self.held = 0
 
 
 pool = BufferPool()
