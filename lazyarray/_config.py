@@ -2,6 +2,8 @@
 
 LAZYARRAY_NODE_BUDGET      nodes traced without a sync before the pending graph is cut (default 1000)
 LAZYARRAY_CACHE_DIR        directory of the on-disk compile cache (default: none)
+LAZYARRAY_CACHE_BYTES      size bound of that directory: past it the least recently used entries are
+                           deleted after each write (default 1 GiB; 0: unbounded)
 LAZYARRAY_CACHE_SIZE       compiled programs kept in memory (default 1024)
 LAZYARRAY_MAX_GRAPHS_PER_SITE  raise when one call site compiles more distinct graphs (default: off)
 LAZYARRAY_EXPLAIN_MISSES   1: print why each compile missed the cache (default 0)
@@ -25,6 +27,7 @@ def _int(name, default):
 
 node_budget = _int("LAZYARRAY_NODE_BUDGET", 1000)
 cache_dir = os.environ.get("LAZYARRAY_CACHE_DIR") or None
+cache_max_bytes = _int("LAZYARRAY_CACHE_BYTES", 1 << 30)
 cache_size = _int("LAZYARRAY_CACHE_SIZE", 1024)
 max_graphs_per_site = _int("LAZYARRAY_MAX_GRAPHS_PER_SITE", 0)
 explain_misses = os.environ.get("LAZYARRAY_EXPLAIN_MISSES", "0") not in ("", "0")

@@ -20,7 +20,11 @@ from jax.extend import backend as _backend  # noqa: E402
 from jax.sharding import SingleDeviceSharding  # noqa: E402
 from jaxlib import xla_client as _xc  # noqa: E402
 
-from . import _config  # noqa: E402
+from jaxlib import version as _jaxlib_version_module  # noqa: E402
+
+from . import _config, _disk_cache  # noqa: E402
+
+_jaxlib_version = _jaxlib_version_module.__version__
 
 _clients = {}
 
@@ -115,26 +119,27 @@ def disk_path(key_text: str, device):
     if not _config.cache_dir:
         return None
     h = hashlib.sha256(f"{version_tag()}|{device.platform}|{device.device_kind}|{key_text}".encode()).hexdigest()
-    return os.path.join(_config.cache_dir, h[:2], h + ".xla")
+    return os.path.join(_config.cache_dir, h[:2], h + _disk_cache.SUFFIX)
+
+
+def disk_tag(device):
+    """What an on-disk entry's header must name to be loaded here (`_disk_cache`)."""
+    return f"{version_tag()} jaxlib-{_jaxlib_version} {device.platform} {device.device_kind}"
 
 
 def load_serialized(path, device):
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError:
+    """The executable stored at `path`, or None when the entry is absent, partial, corrupt or
+    another version's (checked before XLA sees a byte of it)."""
+    payload = _disk_cache.read(path, disk_tag(device))
+    if payload is None:
         return None
     c = client(device.platform)
     try:
-        return c.deserialize_executable(data, _xc.DeviceList((device,)), compile_options())
-    except Exception:  # stale or corrupt entry: compile again and overwrite it
+        return c.deserialize_executable(payload, _xc.DeviceList((device,)), compile_options())
+    except Exception:  # a whole entry XLA still refuses: compile again and overwrite it
         return None
 
 
 def store_serialized(path, executable, device):
     c = client(device.platform)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    tmp = f"{path}.{os.getpid()}.tmp"
-    with open(tmp, "wb") as f:
-        f.write(c.serialize_executable(executable))
-    os.replace(tmp, path)  # atomic, so a concurrent reader never sees half a file
+    return _disk_cache.write(path, c.serialize_executable(executable), disk_tag(device))

@@ -1,0 +1,136 @@
+"""The on-disk compile cache's files: a checked format, atomic writes and a size bound.
+
+A cache entry outlives the process and the library version that wrote it, and other processes
+write into the same directory at the same time. An executable that is truncated, corrupted or
+built by another jax/jaxlib may crash the process when deserialised, so an entry is trusted only
+when its header says it is whole and ours:
+
+    magic (8 bytes) | tag length (2, little-endian) | tag (utf-8: jax, jaxlib, platform, device)
+    | payload length (8) | sha256 of the payload (32) | payload
+
+`read` returns None for anything else (the caller compiles again and `write` replaces the
+entry). `write` writes a file of its own name in the entry's directory and renames it over the
+entry (atomic on POSIX), so two processes storing one entry at once leave one whole file and a
+reader never sees half of one. After each write the directory is kept under
+`LAZYARRAY_CACHE_BYTES` by deleting the least recently used entries (a hit refreshes an entry's
+modification time). No jax import: the payload's bytes come from `_runtime`.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import struct
+import threading
+import time
+
+from . import _config
+
+MAGIC = b"LZXLA\x00\x01\n"
+SUFFIX = ".xla"
+_HEAD = struct.Struct("<H")
+_SIZE = struct.Struct("<Q")
+_STALE_TMP_SECONDS = 3600  # a temporary file this old was left by a process that died mid-write
+
+
+def encode(payload: bytes, tag: str) -> bytes:
+    t = tag.encode()
+    return b"".join((MAGIC, _HEAD.pack(len(t)), t, _SIZE.pack(len(payload)),
+                     hashlib.sha256(payload).digest(), payload))
+
+
+def decode(data: bytes, tag: str):
+    """The payload of an entry written by `encode` with this tag, or None if it is not one."""
+    if not data.startswith(MAGIC):
+        return None
+    pos = len(MAGIC)
+    try:
+        (n,) = _HEAD.unpack_from(data, pos)
+        pos += _HEAD.size
+        if data[pos:pos + n] != tag.encode():
+            return None  # another jax/jaxlib, platform or device wrote it
+        pos += n
+        (size,) = _SIZE.unpack_from(data, pos)
+        pos += _SIZE.size
+    except struct.error:  # truncated inside the header
+        return None
+    digest, payload = data[pos:pos + 32], data[pos + 32:]
+    if len(payload) != size or hashlib.sha256(payload).digest() != digest:
+        return None  # truncated or corrupted
+    return payload
+
+
+def read(path, tag):
+    """The payload stored at `path` for `tag`, or None (absent, partial, corrupt, foreign)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    payload = decode(data, tag)
+    if payload is not None:
+        try:
+            os.utime(path)  # recently used: evicted last
+        except OSError:
+            pass
+    return payload
+
+
+def write(path, payload, tag):
+    """Store `payload` at `path` atomically, then bound the directory's size. A cache that
+    cannot be written (disk full, read-only) costs a compile next time, never the user's call:
+    returns False then."""
+    directory = os.path.dirname(path)
+    tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.{time.monotonic_ns()}.tmp"
+    try:
+        os.makedirs(directory, exist_ok=True)
+        with open(tmp, "wb") as f:
+            f.write(encode(payload, tag))
+        os.replace(tmp, path)
+    except OSError:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        return False
+    if _config.cache_dir and _config.cache_max_bytes:
+        enforce_bound(_config.cache_dir, _config.cache_max_bytes)
+    return True
+
+
+def _entries(root):
+    """(mtime, size, path) of every entry under root; stale temporary files are removed."""
+    out = []
+    now = time.time()
+    for dirpath, _, files in os.walk(root):
+        for name in files:
+            p = os.path.join(dirpath, name)
+            try:
+                st = os.stat(p)
+            except OSError:  # deleted by another process meanwhile
+                continue
+            if name.endswith(SUFFIX):
+                out.append((st.st_mtime, st.st_size, p))
+            elif name.endswith(".tmp") and now - st.st_mtime > _STALE_TMP_SECONDS:
+                try:
+                    os.unlink(p)
+                except OSError:
+                    pass
+    return out
+
+
+def enforce_bound(root, max_bytes):
+    """Delete the least recently used entries until the entries under root total at most
+    max_bytes. Returns the bytes left."""
+    entries = _entries(root)
+    total = sum(size for _, size, _ in entries)
+    if total <= max_bytes:
+        return total
+    for _, size, p in sorted(entries):
+        try:
+            os.unlink(p)
+        except OSError:  # another process evicted it first
+            pass
+        total -= size
+        if total <= max_bytes:
+            break
+    return total
