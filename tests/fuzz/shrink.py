@@ -13,14 +13,14 @@ from .programs import Program
 from .runner import check
 
 
-def same_failure(program, key, interpret_first):
-    out = check(program, interpret_first)
+def same_failure(program, key, interpret_first, **kw):
+    out = check(program, interpret_first, **kw)
     return any(m[:2] == key for m in out.mismatches)
 
 
-def shrink(program, interpret_first=None, budget=400):
-    """The smallest program found (by line count) that fails like program."""
-    out = check(program, interpret_first)
+def shrink(program, interpret_first=None, budget=400, **kw):
+    """The smallest program found (by line count) that fails like program; kw go to check."""
+    out = check(program, interpret_first, **kw)
     if not out.mismatches or out.mismatches[0][0] == "ref":
         return program, out
     key = out.mismatches[0][:2]
@@ -30,7 +30,7 @@ def shrink(program, interpret_first=None, budget=400):
     def fails(cand):
         nonlocal tries
         tries += 1
-        return same_failure(Program(cand, program.tol), key, interpret_first)
+        return same_failure(Program(cand, program.tol), key, interpret_first, **kw)
 
     chunk = max(1, len(lines) // 2)
     while chunk >= 1 and tries < budget:
@@ -46,4 +46,4 @@ def shrink(program, interpret_first=None, budget=400):
         if not changed:
             chunk //= 2
     small = Program(lines, program.tol)
-    return small, check(small, interpret_first)
+    return small, check(small, interpret_first, **kw)
