@@ -90,10 +90,17 @@ def nonzero_pivots(guard, diag, what):
     record(guard, ops.compare(diag, zero, "NE"), LinAlgError, f"Singular matrix: {what}")
 
 
-def factor_is_number(guard, diag, what):
-    """A failed Cholesky (potrf's info > 0: a pivot not positive, or NaN) leaves a factor of NaN
-    (jax's lowering selects NaN when info != 0): its diagonal is then NaN."""
-    record(guard, ops.compare(diag, diag, "EQ"), LinAlgError, f"Matrix is not positive definite: {what}")
+def cholesky_succeeded(guard, factor, a, what):
+    """potrf's info is hidden by jax's lowering, which instead fills a failed factor (info != 0:
+    a pivot <= 0) with NaN, so L[0, 0] is NaN. A successful one has L[0, 0] = sqrt(a[0, 0]),
+    NaN only when a[0, 0] is (then LAPACK propagates NaN without failing, and numpy does not
+    raise either). So: info != 0 exactly when L[0, 0] is NaN and a[0, 0] is not."""
+    def corner(m):
+        nb = len(m.shape) - 2
+        return ops.slice_(m, (0,) * (nb + 2), m.shape[:-2] + (1, 1))
+    l00, a00 = corner(factor), corner(a)
+    ok = ops.elementwise("stablehlo.or", ops.compare(l00, l00, "EQ"), ops.compare(a00, a00, "NE"))
+    record(guard, ok, LinAlgError, f"Matrix is not positive definite: {what}")
 
 
 # ---------------------------------------------------------------- engine hooks

@@ -137,9 +137,10 @@ def _largest_kept(s, tol_node):
 # ---------------------------------------------------------------- decompositions
 
 def cholesky(x, /, *, upper=False):
-    lower = _kernel("cholesky", _square(x, "cholesky"), x)[0]
+    node = _square(x, "cholesky")
+    lower = _kernel("cholesky", node, x)[0]
     if _config.checks and x.size:
-        _checks.factor_is_number(lower, la.diagonal(lower), f"cholesky of an array of shape {x.shape}")
+        _checks.cholesky_succeeded(lower, lower, node, f"cholesky of an array of shape {x.shape}")
     return _wrap(la.adjoint(lower) if upper else lower, x)
 
 

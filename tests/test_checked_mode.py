@@ -228,6 +228,36 @@ def test_linalg_one_singular_matrix_in_a_stack(checked):
     raises_at(np.linalg.LinAlgError, line, lambda: np.asarray(y))
 
 
+EDGE_MATRICES = [
+    [[4.0, 0.0], [np.nan, 4.0]], [[np.nan, 0.0], [0.0, 4.0]], [[4.0, 0.0], [0.0, np.nan]],
+    [[4.0, 0.0], [0.0, -1.0]], [[np.inf, 0.0], [0.0, 4.0]], [[4.0, 0.0], [np.inf, 4.0]],
+    [[0.0, 0.0], [0.0, 0.0]], [[0.0, 1.0], [1.0, 0.0]], [[-1.0, 0.0], [np.nan, 4.0]],
+    [[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]], [[1e-300, 0.0], [0.0, 1.0]],
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_linalg_raises_exactly_when_numpy_does(checked, dtype):
+    """Edge inputs (NaN, inf, zero and negative pivots): checked mode raises LinAlgError for
+    exactly the inputs numpy raises for."""
+    for m in EDGE_MATRICES:
+        a = np.array(m, dtype=dtype)
+        b = np.ones(a.shape[0], dtype)
+        for name, np_fn, fn in [("cholesky", np.linalg.cholesky, LA.cholesky),
+                                ("inv", np.linalg.inv, LA.inv),
+                                ("solve", lambda v: np.linalg.solve(v, b), lambda v: LA.solve(v, xp.asarray(b)))]:
+            try:
+                want = np_fn(a)
+            except np.linalg.LinAlgError:
+                want = None
+            got = fn(xp.asarray(a))
+            if want is None:
+                with pytest.raises(np.linalg.LinAlgError):
+                    np.asarray(got)
+            else:  # no error (values with inf/NaN inputs may differ from numpy's: not checked here)
+                assert np.asarray(got).shape == want.shape, (name, m)
+
+
 def test_linalg_regular_input_passes(checked):
     rng = np.random.default_rng(0)
     m = rng.standard_normal((3, 4, 4))
