@@ -166,6 +166,10 @@ class Plan:
         except RecursionError:  # a deep chain: undo this call's part and walk it with a stack
             self._undo(mark)
             self._walk(outputs)
+        finally:
+            # `visit` refers to itself through its closure cell: a reference cycle that would keep
+            # the walked nodes (and their device buffers) alive until the cyclic collector runs
+            visit = None  # noqa: F841
         return self
 
     def _undo(self, mark):
