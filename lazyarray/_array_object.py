@@ -11,7 +11,7 @@ import builtins
 import numpy as np
 
 from . import _dtypes as dt
-from . import _config, _engine
+from . import _config, _engine, _host_alias, _views
 from ._pool import pool
 from ._graph import bind as _bind, leaf_from_host as _leaf_from_host, pending
 
@@ -102,10 +102,14 @@ class Array:
         return _engine.to_numpy(self._node, self._device, cause)
 
     def __array__(self, dtype=None, copy=None):
-        if copy is False:
-            raise ValueError("lazyarray cannot expose its device buffer as a numpy array without a copy")
-        out = self._value("numpy")
-        return out if dtype is None else out.astype(dtype, copy=False)
+        """numpy's view of x: without a copy asked for, a host array that aliases x (writes into
+        it reach x, and x's later writes show in it: see `_host_alias`)."""
+        if copy or (dtype is not None and np.dtype(dtype) != self.dtype.np):
+            if copy is False:
+                raise ValueError(f"cannot convert a {self.dtype} array to numpy {np.dtype(dtype)} without a copy")
+            out = self._value("numpy")
+            return out if dtype is None else out.astype(dtype, copy=False)
+        return _host_alias.export(self, _HostAliased)
 
     def _scalar_value(self, cause):
         if self.size != 1:
@@ -146,14 +150,22 @@ class Array:
         if copy:
             host = self._value("dlpack")
             return host.__dlpack__() if legacy else host.__dlpack__(max_version=max_version, copy=True)
-        # No copy: export the device buffer itself. Nodes never change once computed, so the
-        # consumer's view stays valid; donation skips a buffer that has an external reference.
+        buf = self._shared_buffer("dlpack")
+        return buf.__dlpack__(stream=stream, max_version=None if legacy else max_version, copy=copy)
+
+    def _shared_buffer(self, cause):
+        """x's device buffer, to hand out without a copy. Nodes never change once computed, so
+        the consumer's view stays valid; the buffer is pinned out of donation and reuse."""
         node = self._node
         if node.op is not None:
-            _engine.realize([node], self._device, "dlpack")
+            _engine.realize([node], self._device, cause)
         buf = node.buffer if node.buffer is not None else _engine._input_buffer(node, self._device)
         pool.pin(buf)
-        return buf.__dlpack__(stream=stream, max_version=None if legacy else max_version, copy=copy)
+        return buf
+
+    def __jax_array__(self):
+        """`jnp.asarray(x)`: the device buffer itself (jax arrays are immutable, as our nodes)."""
+        return self._shared_buffer("jax")
 
     def __dlpack_device__(self):
         kind = _DL_DEVICE_TYPES.get(self._device.platform, _DL_CPU)
@@ -197,15 +209,17 @@ _DL_DEVICE_TYPES = {"cpu": _DL_CPU, "cuda": 2, "gpu": 2, "rocm": 10}
 
 
 class _View(Array):
-    """What basic indexing returns. Like a numpy view: a write through it reaches its base (so
-    `f(x[k])` that mutates its argument updates x, as scikit-learn's _add_to_diagonal expects),
-    and it shows writes made to the base after it was taken (it is read again, lazily)."""
-    __slots__ = ("_base", "_key", "_seen", "_own")
+    """A view, as numpy makes them (see `_views`): its value is `step.forward(base value)`,
+    read again whenever the base was written since; a write through it becomes the base's new
+    value `step.inverse(base value, new view value)`, so it reaches the base (and every other
+    view of it), as scikit-learn's `_add_to_diagonal` and SciPy's `oaconvolve` expect."""
+    __slots__ = ("_base", "_step", "_seen", "_own", "_strides")
 
     @classmethod
-    def _make(cls, base, key, node):
+    def _make(cls, base, step, node, strides):
         self = object.__new__(cls)
-        self._base, self._key, self._seen, self._own = base, key, base._node, node
+        self._base, self._step, self._seen, self._own = base, step, base._node, node
+        self._strides = strides
         self._device = base._device
         if node.op is not None:
             pending.add(self)
@@ -215,21 +229,55 @@ class _View(Array):
     def _node(self):
         base_node = self._base._node
         if base_node is not self._seen:  # the base was written since: read the view again
-            from ._indexing import read_basic
             self._seen = base_node
-            self._own = read_basic(self._base, self._key)
+            self._own = self._step.forward(base_node)
         return self._own
 
     def _pending_node(self):
         return self._own
 
     def _rebind(self, node):
-        from ._indexing import setitem
+        base = self._base
+        new_base = self._step.inverse(base._node, node)  # (raises for a read-only view)
         self._own = node
-        setitem(self._base, self._key, Array._wrap(node, self._device))
-        self._seen = self._base._node
+        base._rebind(new_base)
+        self._seen = base._node
         if node.op is not None:
             pending.add(self)
+
+
+_NODE_SLOT = Array.__dict__["_node"]  # the slot that holds a plain array's node
+
+
+class _HostAliased(Array):
+    """A base array whose value (or a view's) a numpy array aliases (`np.asarray`): its node
+    is read after taking in writes made into those numpy arrays, and its writes are copied
+    into them (see `_host_alias`). It turns back into a plain Array when no alias is left."""
+    __slots__ = ()
+
+    @property
+    def _node(self):
+        _host_alias.flush(self)
+        return _NODE_SLOT.__get__(self)
+
+    def _rebind(self, node):
+        _NODE_SLOT.__set__(self, node)
+        if node.op is not None:
+            pending.add(self)
+        _host_alias.after_write(self)
+
+
+def strides_of(x):
+    """Element strides of x relative to the memory it aliases (numpy's, for deciding views)."""
+    return x._strides if type(x) is _View else _views.contiguous_strides(x.shape)
+
+
+def make_view(x, step, strides=None):
+    """x viewed through `step` (its value now: step.forward(x's node))."""
+    node = step.forward(x._node)
+    if strides is None:
+        strides = _views.contiguous_strides(node.shape)
+    return _View._make(x, step, node, strides)
 
 
 def _leaf(buffer, host):
@@ -290,11 +338,15 @@ def _fast_path(opname, attrs, kinds):
 _SCALAR_TYPES = (Array, builtins.bool, int, float, complex)
 
 
-def _numpy_scalar(value):
-    """A numpy scalar acts as the Python scalar of its kind (weakly typed: x * np.float64(2)
-    keeps x's dtype) rather than turning the array into numpy; anything else is not ours."""
+def _numpy_operand(value, x):
+    """numpy on the other side of an operator: a numpy scalar acts as the Python scalar of its
+    kind (weakly typed: x * np.float64(2) keeps x's dtype), a numpy array as our array of its
+    values and dtype (so `x + np.ones(3)` and `np.ones(3) + x` are both lazyarray arrays: numpy
+    defers its operators to ours through __array_priority__); anything else is not ours."""
     if isinstance(value, np.generic) and value.dtype.kind in "biufc":
         return value.item()
+    if isinstance(value, np.ndarray) and value.dtype.kind in "biufc":
+        return _ns.asarray(value, device=x._device)
     return NotImplemented
 
 
@@ -307,7 +359,7 @@ def _binary(name, fname):
             if r is not None:
                 return r
         if not isinstance(other, _SCALAR_TYPES):
-            other = _numpy_scalar(other)
+            other = _numpy_operand(other, self)
             if other is NotImplemented:
                 return NotImplemented
         f = getattr(_ns, fname)
@@ -321,7 +373,7 @@ def _binary(name, fname):
 
     def iop(self, other, /):
         if not isinstance(other, _SCALAR_TYPES):
-            other = _numpy_scalar(other)
+            other = _numpy_operand(other, self)
             if other is NotImplemented:
                 return NotImplemented
         result = op(self, other)

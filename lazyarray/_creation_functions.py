@@ -273,7 +273,6 @@ def _producer_device(x):
 
 
 def meshgrid(*arrays, indexing="xy"):
-    from ._manipulation_functions import broadcast_to, reshape
     if indexing not in ("xy", "ij"):
         raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
     for a in arrays:
@@ -292,7 +291,8 @@ def meshgrid(*arrays, indexing="xy"):
             pos = 1 - i
         shape = [1] * n
         shape[pos] = a.shape[0]
-        out.append(broadcast_to(reshape(a, tuple(shape)), tuple(sizes)))
+        grid = ops.broadcast_to(ops.reshape(a._node, tuple(shape)), tuple(sizes))
+        out.append(Array._wrap(grid, a.device))  # copies, as numpy's meshgrid (copy=True)
     return tuple(out)
 
 

@@ -15,7 +15,8 @@ import numpy as np
 
 from . import _dtypes as dt
 from . import _ops as ops
-from ._array_object import Array, _View
+from . import _views
+from ._array_object import Array, _View, strides_of
 
 
 class _Axis:
@@ -75,21 +76,24 @@ def _is_basic(items):
     return all(not isinstance(k, Array) for k in items)
 
 
-def _plan(x, items):
-    """Basic index -> (axes, out_shape with None axes, positions of None)."""
-    axes, newaxes, out = [], [], []
+def _plan(shape, items, strides=None):
+    """Basic index on an array of `shape` -> (axes, out_shape, out_strides); out_strides (the
+    view's element strides, None axes included) only when the base's `strides` are given."""
+    axes, out, out_strides = [], [], []
     axis = 0
     for k in items:
         if k is None:
-            newaxes.append(len(out))
             out.append(1)
+            out_strides.append(0)
             continue
-        a = _basic_axis(k, x.shape[axis], axis)
+        a = _basic_axis(k, shape[axis], axis)
         axes.append(a)
         if not a.drop:
             out.append(a.count)
+            if strides is not None:
+                out_strides.append(strides[axis] * a.step)
         axis += 1
-    return axes, tuple(out)
+    return axes, tuple(out), (tuple(out_strides) if strides is not None else None)
 
 
 def _starts(axes):
@@ -97,6 +101,8 @@ def _starts(axes):
 
 
 def _read_basic(node, axes, out_shape):
+    if 0 in out_shape:
+        return ops.constant(0, node.dtype, out_shape)
     spans = tuple(a.span for a in axes)
     if spans != node.shape:
         node = ops.dynamic_slice(node, _starts(axes), spans)
@@ -104,6 +110,42 @@ def _read_basic(node, axes, out_shape):
         node = ops.slice_(node, (0,) * len(axes), spans, tuple(abs(a.step) for a in axes))
         node = ops.reverse(node, [i for i, a in enumerate(axes) if a.step < 0])
     return ops.reshape(node, out_shape)
+
+
+def _write_basic(node, axes, out_shape, vnode):
+    """`node` with the selection (axes, out_shape) set to `vnode` (already of node's dtype and
+    broadcastable to out_shape)."""
+    if 0 in out_shape:
+        return node
+    vnode = ops.broadcast_to(vnode, out_shape)
+    counts = tuple(a.count for a in axes)
+    vnode = ops.reshape(vnode, counts)  # drop None axes, restore the integer-indexed ones
+    vnode = ops.reverse(vnode, [i for i, a in enumerate(axes) if a.step < 0])
+    spans = tuple(a.span for a in axes)
+    if any(a.step != 1 for a in axes):
+        steps = tuple(abs(a.step) - 1 for a in axes)
+        zeros = (0,) * len(axes)
+        padded = ops.pad(vnode, ops.scalar(0, node.dtype), zeros, zeros, steps)
+        mask = ops.pad(ops.constant(True, dt.bool, counts), ops.constant(False, dt.bool), zeros, zeros, steps)
+        current = ops.dynamic_slice(node, _starts(axes), spans)
+        vnode = ops.select(mask, padded, current)
+    if spans == node.shape:
+        return vnode
+    return ops.dynamic_update_slice(node, vnode, _starts(axes))
+
+
+class BasicIndex(_views.Step):
+    """The view step of a basic index (integers, slices, ellipsis, None)."""
+    __slots__ = ("axes", "out_shape")
+
+    def __init__(self, axes, out_shape):
+        self.axes, self.out_shape = axes, out_shape
+
+    def forward(self, base):
+        return _read_basic(base, self.axes, self.out_shape)
+
+    def inverse(self, base, node):
+        return _write_basic(base, self.axes, self.out_shape, node)
 
 
 def _host_arrays_to_ours(key, x):
@@ -125,17 +167,25 @@ def _from_numpy_index(k, x):
 
 def read_basic(x, key):
     """The node of x[key] for a basic key (integers, slices, ellipsis, None)."""
-    axes, out_shape = _plan(x, _expand(key, x.ndim))
-    if 0 in out_shape:
-        return ops.constant(0, x.dtype, out_shape)
+    axes, out_shape, _ = _plan(x.shape, _expand(key, x.ndim))
     return _read_basic(x._node, axes, out_shape)
+
+
+def _all_integers(key, items):
+    """An integer for every axis and nothing else: numpy answers with a scalar (a copy)."""
+    if key is Ellipsis or (isinstance(key, tuple) and any(k is Ellipsis for k in key)):
+        return False
+    return all(not isinstance(k, slice) and k is not None for k in items)
 
 
 def getitem(x, key):
     key = _host_arrays_to_ours(key, x)
     items = _expand(key, x.ndim)
     if _is_basic(items):
-        return _View._make(x, key, read_basic(x, key))
+        axes, out_shape, strides = _plan(x.shape, items, strides_of(x))
+        if _all_integers(key, items):
+            return Array._wrap(_read_basic(x._node, axes, out_shape), x._device)
+        return _View._make(x, BasicIndex(axes, out_shape), _read_basic(x._node, axes, out_shape), strides)
     from ._advanced_indexing import getitem_advanced
     return getitem_advanced(x, items)
 
@@ -164,27 +214,11 @@ def setitem(x, key, value):
     if not _is_basic(items):
         from ._advanced_indexing import setitem_advanced
         return setitem_advanced(x, items, vnode)
-    axes, out_shape = _plan(x, items)
+    axes, out_shape, _ = _plan(x.shape, items)
     _check_assignable(vnode.shape, out_shape)
     if 0 in out_shape:
         return
-    vnode = ops.broadcast_to(vnode, out_shape)
-    counts = tuple(a.count for a in axes)
-    vnode = ops.reshape(vnode, counts)  # drop None axes, restore the integer-indexed ones
-    vnode = ops.reverse(vnode, [i for i, a in enumerate(axes) if a.step < 0])
-    spans = tuple(a.span for a in axes)
-    node = x._node
-    if any(a.step != 1 for a in axes):
-        steps = tuple(abs(a.step) - 1 for a in axes)
-        zeros = (0,) * len(axes)
-        padded = ops.pad(vnode, ops.scalar(0, x.dtype), zeros, zeros, steps)
-        mask = ops.pad(ops.constant(True, dt.bool, counts), ops.constant(False, dt.bool), zeros, zeros, steps)
-        current = ops.dynamic_slice(node, _starts(axes), spans)
-        vnode = ops.select(mask, padded, current)
-    if spans == x.shape:
-        x._rebind(vnode)
-    else:
-        x._rebind(ops.dynamic_update_slice(node, vnode, _starts(axes)))
+    x._rebind(_write_basic(x._node, axes, out_shape, vnode))
 
 
 def _check_assignable(value_shape, target_shape):

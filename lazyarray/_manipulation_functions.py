@@ -6,7 +6,8 @@ import operator
 
 from . import _dtypes as dt
 from . import _ops as ops
-from ._array_object import Array
+from . import _views
+from ._array_object import Array, make_view, strides_of
 from ._helpers import broadcast_shapes, check_array, normalize_axis
 
 
@@ -24,9 +25,20 @@ def reshape(x, /, shape, *, copy=None):
         shape = tuple(x.size // rest if s == -1 else s for s in shape)
     if any(s < 0 for s in shape) or math.prod(shape) != x.size:
         raise ValueError(f"reshape: cannot reshape an array of shape {x.shape} into {shape}")
-    if copy is False:
-        pass  # a reshape never copies data here: it is a new node on the same value
-    return Array._wrap(ops.reshape(x._node, shape), x.device)
+    if copy:
+        return Array._wrap(ops.reshape(x._node, shape), x.device)
+    strides = _views.reshape_strides(x.shape, strides_of(x), shape)
+    if strides is None:  # numpy copies here: the elements are not evenly spaced in C order
+        if copy is False:
+            raise ValueError(f"reshape(copy=False): an array of shape {x.shape} with strides "
+                             f"{strides_of(x)} cannot be viewed as shape {shape} without a copy")
+        return Array._wrap(ops.reshape(x._node, shape), x.device)
+    return make_view(x, _views.Reshape(shape), strides)
+
+
+def _flat(x):
+    """x's elements as a new 1-D array (for functions whose result is never a view of x)."""
+    return Array._wrap(ops.reshape(x._node, (x.size,)), x.device)
 
 
 def permute_dims(x, /, axes):
@@ -34,15 +46,19 @@ def permute_dims(x, /, axes):
     axes = tuple(normalize_axis(a, x.ndim) for a in axes)
     if sorted(axes) != list(range(x.ndim)):
         raise ValueError(f"permute_dims: {axes} is not a permutation of the {x.ndim} axes")
-    return Array._wrap(ops.transpose(x._node, axes), x.device)
+    return _transposed(x, axes)
+
+
+def _transposed(x, perm):
+    """The view of x with its axes in the order `perm` (numpy's transpose is a view)."""
+    return make_view(x, _views.Transpose(perm), _views.transposed_strides(strides_of(x), perm))
 
 
 def matrix_transpose(x, /):
     check_array(x)
     if x.ndim < 2:
         raise ValueError(f"matrix_transpose needs at least 2 dimensions, got shape {x.shape}")
-    perm = tuple(range(x.ndim - 2)) + (x.ndim - 1, x.ndim - 2)
-    return Array._wrap(ops.transpose(x._node, perm), x.device)
+    return _transposed(x, tuple(range(x.ndim - 2)) + (x.ndim - 1, x.ndim - 2))
 
 
 def broadcast_to(x, /, shape):
@@ -50,14 +66,23 @@ def broadcast_to(x, /, shape):
     shape = tuple(operator.index(s) for s in shape)
     if len(shape) < x.ndim or broadcast_shapes(x.shape, shape) != shape:
         raise ValueError(f"broadcast_to: cannot broadcast shape {x.shape} to {shape}")
-    return Array._wrap(ops.broadcast_to(x._node, shape), x.device)
+    return _broadcast_view(x, shape, "broadcast_to")
+
+
+def _broadcast_view(x, shape, fname):
+    """x broadcast to `shape`: a read-only view, as numpy's broadcast_to."""
+    step = _views.ReadOnly(lambda node: ops.broadcast_to(node, shape), fname)
+    return make_view(x, step, _views.broadcast_strides(x.shape, strides_of(x), shape))
 
 
 def broadcast_arrays(*arrays):
     for a in arrays:
         check_array(a)
     shape = broadcast_shapes(*(a.shape for a in arrays))
-    return tuple(Array._wrap(ops.broadcast_to(a._node, shape), a.device) for a in arrays)
+    # as numpy: an array that already has the shape comes back as it is; the others are
+    # read-only views (numpy's are writable with a warning that says they will not be)
+    return tuple(a if a.shape == shape else _broadcast_view(a, shape, "broadcast_arrays")
+                 for a in arrays)
 
 
 def broadcast_shapes_(*shapes):
@@ -71,10 +96,11 @@ def expand_dims(x, /, axis):
     norm = sorted(normalize_axis(a, n) for a in axes)
     if len(set(norm)) != len(norm):
         raise ValueError(f"expand_dims: repeated axis in {axis}")
-    shape = list(x.shape)
+    shape, strides = list(x.shape), list(strides_of(x))
     for a in norm:
         shape.insert(a, 1)
-    return Array._wrap(ops.reshape(x._node, tuple(shape)), x.device)
+        strides.insert(a, 0)
+    return make_view(x, _views.Reshape(tuple(shape)), tuple(strides))
 
 
 def squeeze(x, /, axis):
@@ -85,7 +111,8 @@ def squeeze(x, /, axis):
         if x.shape[a] != 1:
             raise ValueError(f"squeeze: axis {a} has size {x.shape[a]}, not 1")
     shape = tuple(n for i, n in enumerate(x.shape) if i not in axes)
-    return Array._wrap(ops.reshape(x._node, shape), x.device)
+    strides = tuple(s for i, s in enumerate(strides_of(x)) if i not in axes)
+    return make_view(x, _views.Reshape(shape), strides)
 
 
 def _common(arrays, fname):
@@ -105,7 +132,7 @@ def _common(arrays, fname):
 def concat(arrays, /, *, axis=0):
     arrays, dtype = _common(arrays, "concat")
     if axis is None:
-        arrays = [reshape(a, (-1,)) for a in arrays]
+        arrays = [_flat(a) for a in arrays]
         axis = 0
     ndim = arrays[0].ndim
     if ndim == 0:
@@ -135,14 +162,10 @@ def unstack(x, /, *, axis=0):
     if x.ndim == 0:
         raise ValueError("unstack: a 0-D array has no axis to split along")
     axis = normalize_axis(axis, x.ndim)
-    rest = x.shape[:axis] + x.shape[axis + 1:]
-    limit = list(x.shape)
-    out = []
-    for i in range(x.shape[axis]):
-        start = [0] * x.ndim
-        start[axis], limit[axis] = i, i + 1
-        out.append(Array._wrap(ops.reshape(ops.slice_(x._node, start, limit), rest), x.device))
-    return tuple(out)
+    # views, as numpy's (which iterates over moveaxis(x, axis, 0): 1-D input gives scalars, copies)
+    rest = (...,) if x.ndim > 1 else ()
+    lead = (slice(None),) * axis
+    return tuple(x[lead + (i,) + rest] for i in range(x.shape[axis]))
 
 
 def _axes_tuple(axis, ndim, fname):
@@ -156,7 +179,7 @@ def flip(x, /, *, axis=None):
     axes = tuple(range(x.ndim)) if axis is None else _axes_tuple(axis, x.ndim, "flip")
     if len(set(axes)) != len(axes):
         raise ValueError(f"flip: repeated axis in {axis}")
-    return Array._wrap(ops.reverse(x._node, axes), x.device)
+    return make_view(x, _views.Reverse(axes), _views.reversed_strides(strides_of(x), axes))
 
 
 def roll(x, /, shift, *, axis=None):
@@ -166,8 +189,8 @@ def roll(x, /, shift, *, axis=None):
     if axis is None:
         if len(shifts) != 1:
             raise ValueError(f"roll: a tuple shift {shift} needs a tuple axis of the same length")
-        flat = reshape(x, (-1,))
-        return reshape(roll(flat, shifts[0], axis=0), x.shape)
+        rolled = roll(_flat(x), shifts[0], axis=0)
+        return Array._wrap(ops.reshape(rolled._node, x.shape), x.device)
     axes = _axes_tuple(axis, x.ndim, "roll")
     if len(shifts) == 1:
         shifts = shifts * len(axes)
@@ -202,7 +225,7 @@ def moveaxis(x, source, destination, /):
     perm = [a for a in range(x.ndim) if a not in src]
     for d, s in sorted(zip(dst, src)):
         perm.insert(d, s)
-    return Array._wrap(ops.transpose(x._node, perm), x.device)
+    return _transposed(x, tuple(perm))
 
 
 def tile(x, repetitions, /):
@@ -224,7 +247,7 @@ def repeat(x, repeats, /, *, axis=None):
     its values: one sync reads its sum (and its minimum, to reject negative counts)."""
     check_array(x)
     if axis is None:
-        x, axis = reshape(x, (-1,)), 0
+        x, axis = _flat(x), 0
     axis = normalize_axis(axis, x.ndim)
     size = x.shape[axis]
     if isinstance(repeats, Array):

@@ -25,7 +25,8 @@ from ._checks import LinAlgError  # noqa: F401  (numpy's LinAlgError, raised by 
 from . import _dtypes as dt
 from . import _linalg_ops as la
 from . import _ops as ops
-from ._array_object import Array
+from . import _views
+from ._array_object import Array, make_view
 from ._helpers import broadcast_shapes, check_array, normalize_axes
 from ._linear_algebra_functions import matmul, tensordot, vecdot
 from ._manipulation_functions import matrix_transpose
@@ -137,10 +138,9 @@ def _largest_kept(s, tol_node):
 # ---------------------------------------------------------------- decompositions
 
 def cholesky(x, /, *, upper=False):
-    node = _square(x, "cholesky")
-    lower = _kernel("cholesky", node, x)[0]
+    lower = _kernel("cholesky", _square(x, "cholesky"), x)[0]
     if _config.checks and x.size:
-        _checks.cholesky_succeeded(lower, lower, node, f"cholesky of an array of shape {x.shape}")
+        _checks.factor_is_number(lower, la.diagonal(lower), f"cholesky of an array of shape {x.shape}")
     return _wrap(la.adjoint(lower) if upper else lower, x)
 
 
@@ -350,7 +350,8 @@ def diagonal(x, /, *, offset=0):
     offset = operator.index(offset)
     if x.ndim < 2:
         raise ValueError(f"linalg.diagonal: expected a matrix or a stack of matrices, got shape {x.shape}")
-    return _wrap(la.diagonal(x._node, offset), x)
+    step = _views.ReadOnly(lambda node: la.diagonal(node, offset), "linalg.diagonal")
+    return make_view(x, step)
 
 
 def trace(x, /, *, offset=0, dtype=None):

@@ -37,11 +37,14 @@ def test_bool_of_many_elements_raises():
         bool(xp.ones(3))
 
 
-def test_numpy_conversion_is_a_copy():
+def test_numpy_copy_is_a_copy_and_asarray_an_alias():
     a = xp.asarray([1.0, 2.0])
-    n = np.asarray(a)
+    n = np.array(a)
     n[0] = 99.0
     assert float(a[0]) == 1.0
+    m = np.asarray(a)  # aliases a, as numpy's (tests/test_host_alias.py)
+    m[0] = 99.0
+    assert float(a[0]) == 99.0
 
 
 def test_host_input_is_copied_at_asarray():

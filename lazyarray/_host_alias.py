@@ -1,0 +1,165 @@
+"""`np.asarray(x)` that aliases x, as numpy's, PyTorch's (CPU) and array-api-strict's do.
+
+Code such as SciPy's `ndimage.correlate(x, w, output=out)` fills `np.asarray(out)` and returns;
+with a silent copy the caller's `out` would stay unchanged. So the numpy array handed out (the
+*host alias*) and the array it was taken from (the *holder*, a base array or a view) are kept
+equal in both directions:
+
+- numpy -> lazyarray: the holder's family (its root base and every view of it) is swapped to a
+  class whose node read first compares each live host alias with the value it last agreed with
+  (`flush`); a change becomes a new leaf written into the holder (through its views' inverse
+  steps). So a write into the numpy array is seen by every later read and lazy op of the family,
+  and never by ops recorded before it (they hold the old nodes).
+- lazyarray -> numpy: a write to the family (`x[i] = v`, `x += 1`, a write through a view)
+  computes the new value at once and copies it into every live host alias (`after_write`): one
+  sync per write while a numpy alias lives.
+
+An alias lives while the user holds the numpy array or anything made from it (numpy views of it
+keep it alive: it owns its memory); when only we hold it, the next flush takes in its last writes
+and forgets it. Costs: one host copy at export, then a comparison of the alias's bytes at each node
+read of the family while it lives. The numpy array is a host copy, never the device buffer, so
+donation and buffer reuse are unaffected.
+"""
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from . import _engine
+from ._graph import leaf_from_host
+
+_OURS = 2  # sys.getrefcount of an alias's array when only the alias holds it (+1 for the call)
+
+
+class _Alias:
+    __slots__ = ("host", "holder", "node", "readonly")
+
+    def __init__(self, host, holder, node, readonly):
+        self.host = host      # the numpy array handed out (it owns its memory)
+        self.holder = holder  # the handle whose value it shows
+        self.node = node      # the realized node whose value `host` held when last in agreement
+        self.readonly = readonly  # the holder is a read-only view: so is the numpy array
+
+
+class _Family:
+    __slots__ = ("aliases", "busy", "plain_cls")
+
+    def __init__(self, plain_cls):
+        self.aliases = []
+        self.busy = False
+        self.plain_cls = plain_cls
+
+
+_families = {}  # id(root array) -> _Family of the live host aliases of it and its views
+
+
+def _root(x):
+    while hasattr(x, "_base"):
+        x = x._base
+    return x
+
+
+def _readonly(x):
+    while hasattr(x, "_base"):
+        if x._step.readonly:
+            return True
+        x = x._base
+    return False
+
+
+def export(x, aliased_cls):
+    """The numpy array that aliases x (the same one for repeated calls while it lives)."""
+    _sweep()
+    root = _root(x)
+    fam = _families.get(id(root))
+    if fam is not None:
+        flush(root)
+        for a in fam.aliases:
+            if a.holder is x:
+                return a.host  # kept equal to x by flush/after_write
+    node = x._node
+    host = _engine.to_numpy(node, x._device, "numpy")  # a copy we own; node is now realized
+    fam = _families.get(id(root))
+    if fam is None:
+        fam = _families[id(root)] = _Family(type(root))
+        root.__class__ = aliased_cls
+    readonly = _readonly(x)
+    if readonly:  # as numpy's array of a read-only view: a write raises at once
+        host.flags.writeable = False
+    fam.aliases.append(_Alias(host, x, node, readonly))
+    return host
+
+
+def _value_view(node):
+    """A realized node's value as numpy, without a copy where possible."""
+    if node.host is not None:
+        return np.broadcast_to(np.asarray(node.host, dtype=node.dtype.np), node.shape)
+    return np.asarray(node.buffer)
+
+
+def _agrees(host, node):
+    """Bitwise equality (NaNs and -0.0 included) of an alias and a realized node's value."""
+    if node.op is not None:
+        return False
+    value = _value_view(node)
+    if value.shape != host.shape:
+        return False
+    return np.array_equal(host.reshape(-1).view(np.uint8), np.ascontiguousarray(value).reshape(-1).view(np.uint8))
+
+
+def flush(root):
+    """Take in what was written into the family's host aliases; forget those nobody holds."""
+    fam = _families.get(id(root))
+    if fam is None or fam.busy:
+        return
+    fam.busy = True
+    try:
+        for a in list(fam.aliases):
+            if not _agrees(a.host, a.node):
+                leaf = leaf_from_host(a.host.copy(), a.host.shape, a.node.dtype)
+                a.holder._rebind(leaf)
+                a.node = leaf
+                _refresh(fam, skip=a)
+            if sys.getrefcount(a.host) <= _OURS:
+                fam.aliases.remove(a)
+        if not fam.aliases:
+            del _families[id(root)]
+            root.__class__ = fam.plain_cls
+    finally:
+        fam.busy = False
+
+
+def after_write(root):
+    """The family was written through lazyarray: copy the new values into its host aliases."""
+    fam = _families.get(id(root))
+    if fam is None or fam.busy:
+        return
+    fam.busy = True
+    try:
+        _refresh(fam, skip=None)
+    finally:
+        fam.busy = False
+
+
+def _refresh(fam, skip):
+    for a in fam.aliases:
+        if a is skip:
+            continue
+        node = a.holder._node
+        value = _engine.to_numpy(node, a.holder._device, "numpy alias")
+        if a.readonly:
+            a.host.flags.writeable = True
+            a.host[...] = value
+            a.host.flags.writeable = False
+        elif a.host.flags.writeable:
+            a.host[...] = value
+        a.node = node
+
+
+def _sweep():
+    """Flush the families with an alias nobody holds any more, so they let go of their arrays
+    (an alias holds its holder, and so the family's root)."""
+    for fam in list(_families.values()):
+        if fam.aliases and any(sys.getrefcount(a.host) <= _OURS for a in fam.aliases):
+            flush(_root(fam.aliases[0].holder))

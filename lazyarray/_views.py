@@ -1,0 +1,142 @@
+"""numpy's aliasing on a functional graph: the view steps.
+
+A view is a handle whose value is a function of its base's value (`forward`), and a write through
+it becomes a new value of the base (`inverse`: base value, new view value -> new base value), the
+idea of PyTorch's functionalization. `_array_object._View` holds one step and replays it whenever
+the base has been written, so every alias sees every write, while nodes recorded before a write
+keep the value they read (nodes never change).
+
+Which calls return views follows numpy: basic indexing (except an integer for every axis, which
+numpy answers with a scalar, a copy), reshape when numpy's strides allow it, permute_dims, the
+transposes, expand_dims, squeeze, flip, unstack; broadcast_to and linalg.diagonal are read-only
+views. To decide what numpy would do for `reshape` each view carries its element strides relative
+to the buffer it aliases (a plain array is C-contiguous).
+"""
+from __future__ import annotations
+
+from . import _ops as ops
+
+
+def contiguous_strides(shape):
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(strides))
+
+
+def reshape_strides(shape, strides, new_shape):
+    """Element strides under which `new_shape` reads the same elements in C order as (shape,
+    strides), or None when no such strides exist (numpy then copies)."""
+    size = 1
+    for n in shape:
+        size *= n
+    if size == 0:
+        return contiguous_strides(new_shape)
+    old = [(n, s) for n, s in zip(shape, strides) if n != 1]
+    new_strides = [0] * len(new_shape)
+    oi, ni = 0, 0
+    while oi < len(old) and ni < len(new_shape):
+        oj, nj = oi + 1, ni + 1
+        o_prod, n_prod = old[oi][0], new_shape[ni]
+        while o_prod != n_prod:  # grow the smaller side until both cover the same elements
+            if n_prod < o_prod:
+                n_prod *= new_shape[nj]
+                nj += 1
+            else:
+                o_prod *= old[oj][0]
+                oj += 1
+        for k in range(oi, oj - 1):  # the old axes merged here must be contiguous in each other
+            if old[k][1] != old[k + 1][0] * old[k + 1][1]:
+                return None
+        new_strides[nj - 1] = old[oj - 1][1]
+        for k in range(nj - 1, ni, -1):
+            new_strides[k - 1] = new_strides[k] * new_shape[k]
+        oi, ni = oj, nj
+    return tuple(new_strides)
+
+
+class Step:
+    """One view step: `forward(base_node)` is the view's value; `inverse(base_node, node)` is the
+    base's value after the view was set to `node` (None: the view is read-only)."""
+    __slots__ = ()
+    readonly = False
+
+    def forward(self, base):
+        raise NotImplementedError
+
+    def inverse(self, base, node):
+        raise NotImplementedError
+
+
+class Reshape(Step):
+    __slots__ = ("shape",)
+
+    def __init__(self, shape):
+        self.shape = shape
+
+    def forward(self, base):
+        return ops.reshape(base, self.shape)
+
+    def inverse(self, base, node):
+        return ops.reshape(node, base.shape)
+
+
+class Transpose(Step):
+    __slots__ = ("perm", "back")
+
+    def __init__(self, perm):
+        self.perm = tuple(perm)
+        self.back = tuple(sorted(range(len(perm)), key=self.perm.__getitem__))
+
+    def forward(self, base):
+        return ops.transpose(base, self.perm)
+
+    def inverse(self, base, node):
+        return ops.transpose(node, self.back)
+
+
+class Reverse(Step):
+    __slots__ = ("axes",)
+
+    def __init__(self, axes):
+        self.axes = tuple(axes)
+
+    def forward(self, base):
+        return ops.reverse(base, self.axes)
+
+    def inverse(self, base, node):
+        return ops.reverse(node, self.axes)
+
+
+class ReadOnly(Step):
+    """A view numpy makes read-only (broadcast_to, diagonal): `fn(base_node)` is its value."""
+    __slots__ = ("fn", "name")
+    readonly = True
+
+    def __init__(self, fn, name):
+        self.fn, self.name = fn, name
+
+    def forward(self, base):
+        return self.fn(base)
+
+    def inverse(self, base, node):
+        raise ValueError(f"assignment destination is read-only: the result of {self.name} is a "
+                         "read-only view of its argument (as in numpy); write into a copy "
+                         "(xp.asarray(v, copy=True)) instead")
+
+
+def transposed_strides(strides, perm):
+    return tuple(strides[p] for p in perm)
+
+
+def reversed_strides(strides, axes):
+    return tuple(-s if i in axes else s for i, s in enumerate(strides))
+
+
+def broadcast_strides(shape, strides, new_shape):
+    lead = len(new_shape) - len(shape)
+    out = [0] * lead
+    for n, s, m in zip(shape, strides, new_shape[lead:]):
+        out.append(s if n == m else 0)
+    return tuple(out)

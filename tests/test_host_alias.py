@@ -1,0 +1,120 @@
+"""`np.asarray(x)` aliases x, as numpy's, PyTorch's and array-api-strict's do: writes into the
+numpy array reach x (and are seen by later reads and ops of x, never by ops recorded before), and
+x's later writes show in the numpy array."""
+import gc
+
+import numpy as np
+import pytest
+
+import lazyarray as xp
+from lazyarray import _host_alias
+
+
+def test_numpy_write_reaches_array_and_later_ops_only():
+    x = xp.zeros((2, 3))
+    h = np.asarray(x)
+    before = xp.sum(x)
+    h[0, 0] = 5.0
+    after = xp.sum(x)
+    assert float(x[0, 0]) == 5.0
+    assert float(before) == 0.0
+    assert float(after) == 5.0
+
+
+def test_lazy_write_shows_in_numpy_array():
+    x = xp.zeros(4)
+    h = np.asarray(x)
+    x[1] = 2.0
+    x += 1.0
+    np.testing.assert_array_equal(h, [1.0, 3.0, 1.0, 1.0])
+
+
+def test_alias_of_a_view_writes_through_to_base():
+    x = xp.zeros((2, 3))
+    hx = np.asarray(x)
+    t = xp.permute_dims(x, (1, 0))
+    ht = np.asarray(t)
+    ht[2, 1] = 3.0  # numpy: x[1, 2]
+    assert float(x[1, 2]) == 3.0
+    assert hx[1, 2] == 3.0  # the other alias of the family sees it too
+    hx[0, 0] = -1.0
+    assert float(t[0, 0]) == -1.0
+    assert ht[0, 0] == -1.0
+
+
+def test_numpy_views_of_the_alias_write_through():
+    x = xp.zeros(6)
+    row = np.asarray(x)[2:4]  # the alias itself is dropped; its numpy view keeps it alive
+    gc.collect()
+    row[:] = 7.0
+    np.testing.assert_array_equal(np.asarray(x, copy=True), [0, 0, 7, 7, 0, 0])
+
+
+def test_writes_made_just_before_the_alias_dies_are_kept():
+    """The SciPy `output=` pattern: fill np.asarray(out) in a callee and drop it."""
+    out = xp.zeros(5)
+
+    def fill(o):
+        buf = np.asarray(o)
+        buf[:] = np.arange(5.0)
+
+    fill(out)
+    gc.collect()
+    np.testing.assert_array_equal(np.asarray(out, copy=True), np.arange(5.0))
+
+
+def test_scipy_ndimage_output_argument():
+    ndimage = pytest.importorskip("scipy.ndimage")
+    data = np.arange(12.0).reshape(3, 4)
+    out_np = np.zeros_like(data)
+    ndimage.correlate(data, np.ones((2, 2)), output=out_np)
+    out = xp.zeros((3, 4))
+    ndimage.correlate(np.asarray(xp.asarray(data)), np.ones((2, 2)), output=np.asarray(out))
+    np.testing.assert_array_equal(np.asarray(out, copy=True), out_np)
+
+
+def test_repeated_asarray_is_the_same_memory():
+    x = xp.ones(3)
+    a, b = np.asarray(x), np.asarray(x)
+    assert np.shares_memory(a, b)
+
+
+def test_copies_do_not_alias():
+    x = xp.zeros(3)
+    c = np.array(x)  # copy=True
+    c[0] = 1.0
+    d = np.asarray(x, dtype=np.float32)  # another dtype: a copy, as in numpy
+    d[1] = 1.0
+    assert float(xp.sum(x)) == 0.0
+    with pytest.raises(ValueError, match="without a copy"):
+        np.asarray(x, dtype=np.float32, copy=False)
+
+
+def test_nan_and_signed_zero_writes_are_seen():
+    x = xp.zeros(2)
+    h = np.asarray(x)
+    h[0] = -0.0
+    h[1] = np.nan
+    got = np.asarray(x, copy=True)
+    assert np.signbit(got[0]) and np.isnan(got[1])
+
+
+def test_family_is_released_when_aliases_die():
+    x = xp.zeros(3)
+    h = np.asarray(x)
+    h[0] = 1.0
+    del h
+    gc.collect()
+    float(xp.sum(x))  # a read of the family flushes and forgets the dead alias
+    assert type(x) is xp.asarray(1.0).__class__
+    assert all(a.holder is not x for f in _host_alias._families.values() for a in f.aliases)
+
+
+def test_alias_of_a_read_only_view_is_read_only_and_follows_the_base():
+    base = xp.ones(3)
+    b = xp.broadcast_to(base, (2, 3))
+    h = np.asarray(b)
+    with pytest.raises(ValueError, match="read-only"):
+        h[0, 0] = 5.0
+    base[0] = 4.0
+    np.testing.assert_array_equal(h, [[4.0, 1.0, 1.0]] * 2)
