@@ -138,9 +138,10 @@ def _largest_kept(s, tol_node):
 # ---------------------------------------------------------------- decompositions
 
 def cholesky(x, /, *, upper=False):
-    lower = _kernel("cholesky", _square(x, "cholesky"), x)[0]
+    node = _square(x, "cholesky")
+    lower = _kernel("cholesky", node, x)[0]
     if _config.checks and x.size:
-        _checks.factor_is_number(lower, la.diagonal(lower), f"cholesky of an array of shape {x.shape}")
+        _checks.cholesky_succeeded(lower, lower, node, f"cholesky of an array of shape {x.shape}")
     return _wrap(la.adjoint(lower) if upper else lower, x)
 
 
@@ -350,6 +351,7 @@ def diagonal(x, /, *, offset=0):
     offset = operator.index(offset)
     if x.ndim < 2:
         raise ValueError(f"linalg.diagonal: expected a matrix or a stack of matrices, got shape {x.shape}")
+    # a read-only view, as numpy's: it shows later writes to x, and writing into it raises
     step = _views.ReadOnly(lambda node: la.diagonal(node, offset), "linalg.diagonal")
     return make_view(x, step)
 
