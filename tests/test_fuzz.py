@@ -124,3 +124,14 @@ def test_generated_programs_are_valid_standard_programs():
         assert not check(program, subject=REF).mismatches
     collect()
     assert sum(len(p.lines) for p in seen) > 100
+
+
+def test_reference_floor_divide_follows_the_standard():
+    """numpy floors 1 // -inf to -1 (Python's rule); the standard says -0, as lazyarray."""
+    ns = {"xp": REF}
+    exec("a = xp.asarray([1.0, -1.0, 2.0]); b = xp.asarray([-xp.inf, xp.inf, 4.0]); "
+         "q = a // b; f = xp.floor_divide(a, b); c = xp.asarray([1.0, -1.0, 2.0]); c //= b", ns)
+    for name in ("q", "f", "c"):
+        got = ns[name]._array
+        assert got.tolist() == [0.0, 0.0, 0.0]
+        assert np.signbit(got).tolist() == [True, True, False]

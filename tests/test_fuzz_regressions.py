@@ -37,3 +37,22 @@ def test_empty_write_into_broadcast_to_raises_read_only():
     b = xp.broadcast_to(xp.ones((1,)), (2, 1))
     with pytest.raises(ValueError, match="read-only"):
         b[0:0, :] = 5.0
+
+
+# -- new classes (found by the fuzzer, not yet owned) ------------------------------------------
+
+def new_class(what):
+    return pytest.mark.xfail(strict=True, reason=f"issue 9 item 9 (fuzzer), new: {what}")
+
+
+@new_class("complex pow of a zero base")
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_pow_of_zero_base(dtype):
+    """0 ** y with real(y) > 0 is 0 (numpy; exp(y log 0) in the limit): lazyarray gives NaN when
+    y has an imaginary part, in both tiers."""
+    base = np.zeros(3, dtype=dtype)
+    expo = np.asarray([1 - 2j, 2 + 1j, 0.5 + 0j], dtype=dtype)
+    with np.errstate(all="ignore"):
+        want = base ** expo
+    got = np.asarray(xp.asarray(base) ** xp.asarray(expo))
+    np.testing.assert_array_equal(got, want)

@@ -27,8 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from hypothesis import strategies as st
 
-import array_api_strict as ref_xp
-from array_api_strict._array_object import Array as RefArray
+from .reference import REF, RefArray, RefNamespace, ref_xp  # noqa: F401 (re-exported)
 
 DTYPES = ("float64", "int64", "bool", "float32", "int32", "int8", "uint8", "int16", "uint16",
           "uint32", "uint64", "complex128", "complex64")
@@ -231,65 +230,6 @@ INPLACE_FN = {"+=": "add", "-=": "subtract", "*=": "multiply", "/=": "divide", "
               "%=": "remainder", "**=": "pow", "&=": "bitwise_and", "|=": "bitwise_or",
               "^=": "bitwise_xor", "<<=": "bitwise_left_shift", ">>=": "bitwise_right_shift"}
 
-# functions whose result aliases their argument (numpy's views, which lazyarray follows); any
-# other reference result that shares memory with an argument is copied (RefNamespace), since
-# array-api-strict returns some arguments themselves (floor of an integer array is x itself)
-VIEW_FUNCTIONS = frozenset(("reshape", "permute_dims", "matrix_transpose", "expand_dims",
-                            "squeeze", "flip", "unstack", "broadcast_to", "broadcast_arrays",
-                            "moveaxis"))
-
-
-class RefNamespace:
-    """array-api-strict, with results that alias an argument copied unless the function is a
-    view function (VIEW_FUNCTIONS): the reference then aliases exactly where lazyarray should."""
-
-    def __init__(self, module=ref_xp, prefix=""):
-        self._module = module
-        self._prefix = prefix
-
-    def __getattr__(self, name):
-        obj = getattr(self._module, name)
-        if name in ("linalg", "fft"):
-            return RefNamespace(obj, name + ".")
-        if name == "unstack":  # numpy's unstack of a 1-D array gives scalars (copies); strict's alias
-            return lambda x, /, *, axis=0: (obj(x, axis=axis) if x.ndim > 1 else
-                                            tuple(ref_xp.asarray(a, copy=True) for a in obj(x, axis=axis)))
-        if not callable(obj) or isinstance(obj, type) or name in VIEW_FUNCTIONS:
-            return obj
-        if not hasattr(obj, "__call__") or name.startswith("_"):
-            return obj
-
-        def call(*args, **kwargs):
-            res = obj(*args, **kwargs)
-            arrs = [a._array for a in _arrays(args) + _arrays(list(kwargs.values()))]
-            return _unalias(res, arrs)
-        call.__name__ = name
-        return call
-
-
-def _arrays(seq):
-    out = []
-    for a in seq:
-        if isinstance(a, RefArray):
-            out.append(a)
-        elif isinstance(a, (list, tuple)):
-            out.extend(_arrays(a))
-    return out
-
-
-def _unalias(res, arrs):
-    if isinstance(res, RefArray):
-        if any(np.shares_memory(res._array, a) for a in arrs):
-            return ref_xp.asarray(res, copy=True)
-        return res
-    if isinstance(res, tuple) and not hasattr(res, "_fields"):
-        return tuple(_unalias(r, arrs) for r in res)
-    if isinstance(res, tuple):   # a named tuple (unique_counts ...)
-        return type(res)(*(_unalias(r, arrs) for r in res))
-    return res
-
-
-REF = RefNamespace()
 
 
 # ---------------------------------------------------------------------------------------------
