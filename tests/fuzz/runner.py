@@ -11,8 +11,9 @@ parameter: `tier` is lazyarray's interpret_first (0: every graph compiled by XLA
 Comparison (compare): shapes and dtypes equal; integers and booleans exactly; floats by the
 variable's tolerance class from programs.py (0: equal, where XLA's flush of a subnormal to zero is
 allowed; 1: within 4 ulp; 2: within a relative 1e-9 (float64) or 1e-4 (float32) of the largest
-magnitude that went into the value); NaN and infinity positions always equal; complex values part
-by part. The sign of zero is not compared.
+magnitude that went into the value; 3: NaN and infinity positions only); NaN and infinity
+positions always equal; complex values part by part, a complex NaN being one with either part
+NaN. The sign of zero is not compared.
 """
 from __future__ import annotations
 
@@ -117,12 +118,12 @@ def compare(ref, got, cls=0, mag=0.0):
         g = np.where(gn, np.asarray(complex(np.nan, np.nan), g.dtype), g)
     if r.dtype.kind in "biu":
         bad = r != g
-    elif r.dtype.kind == "c" and cls == 1:
+    elif r.dtype.kind == "c" and cls in (1, 3):
         b1 = _float_bad(r.real, g.real, None, 0.0, r.dtype.name)   # NaN and infinity positions
         b2 = _float_bad(r.imag, g.imag, None, 0.0, r.dtype.name)
         with np.errstate(all="ignore"):
             far = np.abs(g - r) > 4 * np.finfo(r.dtype).eps * np.abs(r)
-        bad = b1 | b2 | (np.isfinite(r) & np.isfinite(g) & far)
+        bad = b1 | b2 | (np.isfinite(r) & np.isfinite(g) & far & (cls == 1))
     elif r.dtype.kind == "c":
         b1 = _float_bad(r.real, g.real, cls, mag, r.dtype.name)
         b2 = _float_bad(r.imag, g.imag, cls, mag, r.dtype.name)
@@ -149,7 +150,7 @@ def _float_bad(r, g, cls, mag, dtname):
         diff = np.abs(g - r)
         tiny = np.finfo(r.dtype).smallest_normal
         flushed = (np.abs(r) < tiny) & (np.abs(g) < tiny)
-        if cls is None:        # NaN and infinity positions only
+        if cls is None or cls == 3:    # NaN and infinity positions only
             ok = np.ones(r.shape, bool)
         elif cls == 0:
             ok = (diff == 0) | flushed
