@@ -372,6 +372,17 @@ def _exp_log(node, x):
     return np.exp(x) if node.op.name == "stablehlo.exponential" else np.log(x)
 
 
+def _math_rules():
+    """`math.<name>` (a function lowered as our formula, _real_math): numpy's own function."""
+    from ._real_math import FORMULAS
+    for name, (_, fn) in FORMULAS.items():
+        rule(f"math.{name}", check=lambda node: node.dtype in (_F32, _F64))(
+            lambda node, *xs, _fn=fn: _fn(*xs))
+
+
+_math_rules()
+
+
 # ---------------------------------------------------------------- complex parts
 
 @rule("stablehlo.real")

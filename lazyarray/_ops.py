@@ -147,6 +147,22 @@ def integer_power(x, y):
     return bind(_lower_integer_power, (x, y), (), _ew_shape((x, y)), x.dtype)
 
 
+_MATH = {}
+
+
+def math_function(name, *args):
+    """A real elementwise function lowered as our own formula (`_real_math`): one node, whose
+    interpreter rule is numpy's function."""
+    from . import _real_math
+    p = _MATH.get(name)
+    if p is None:
+        def lower(e, node, *vals, _name=name):
+            return _real_math.lower(_name, e, node.shape, node.dtype, e.broadcast_scalars(vals, node.shape))
+        p = _MATH[name] = Primitive(f"math.{name}", lower)
+    assert all(a.dtype is args[0].dtype for a in args) and args[0].dtype.kind == "f"
+    return bind(p, args, (), _ew_shape(args), args[0].dtype)
+
+
 def _compare_type(dtype):
     return {"b": "UNSIGNED", "i": "SIGNED", "u": "UNSIGNED", "f": "FLOAT", "c": "FLOAT"}[dtype.kind]
 

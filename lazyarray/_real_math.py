@@ -1,0 +1,370 @@
+"""Real elementwise functions lowered as our own formulas, where XLA's kernels are not within
+1 ulp of numpy's (issue 9, item 8; tests/test_precision.py, benchmarks/precision.py).
+
+Measured on XLA CPU (jaxlib 0.10): log10(1000.0) = 2.9999999999999996 (log(x) / ln 10 rounds
+twice), log2 inexact at powers of two, atanh up to 127 ulp, sinh/cosh up to 495 ulp (float64),
+log1p 103 ulp (float64, near -0.41), expm1 3-4 ulp, tanh 7, acosh 3, float32 exp/log/acos 2-3.
+So, for these functions:
+
+- float32 is computed in float64 and rounded once (a float64 formula within a few float64 ulp
+  rounds to within 1 float32 ulp);
+- float64 uses formulas built from the kernels XLA gets right (exp within 1 ulp, log and sqrt
+  correctly rounded, the four operations) that avoid cancellation: log1p and expm1 with a
+  correction term or a Taylor polynomial near 0, sinh/tanh from expm1, atanh/asinh/acosh from
+  log1p, log2/log10 from the exponent plus the log of a mantissa near 1 with the constant split
+  in two (exact at every power of 2, and of 10 where numpy is), hypot by power-of-two scaling.
+
+Each function is one primitive (`math.<name>`) so the graph stays small and the interpreter tier
+evaluates it with numpy's own function. Formulas are emitted with the `_Builder` below.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import _dtypes as dt
+from ._emit import i64_array
+
+# the constants split in two floats (hi + lo) from 50-digit values
+_INV_LN2 = (1.4426950408889634, 2.0355273740931033e-17)
+_INV_LN10 = (0.4342944819032518, 1.098319650216765e-17)
+_LN2 = (0.6931471805599453, 2.3190468138462996e-17)
+_LOG10_2 = (0.30102999566361177, 3.694239077158931e-13)  # hi has 40 bits: e * hi is exact
+_SQRT2 = math.sqrt(2.0)
+_LN2_CW = (0.6931471805598903, 5.497923018708371e-14)  # hi has 42 bits: k * hi is exact
+
+
+class _Builder:
+    """Elementwise StableHLO on one shape: float64 arithmetic with readable calls."""
+
+    def __init__(self, e, shape):
+        self.e, self.shape = e, shape
+
+    def c(self, value, dtype=dt.float64):
+        v = self.e.constant(value, (), dtype)
+        if dtype.kind == "f":  # opaque to the conversion's folds (x + 0.0 => x, ...)
+            v = self.e.op("stablehlo.optimization_barrier", (v,), (), dtype)
+        if self.shape:
+            v = self.e.op("stablehlo.broadcast_in_dim", (v,), self.shape, dtype, f"broadcast_dimensions = {i64_array(())}")
+        return v
+
+    def _v(self, x, like):
+        return x if not isinstance(x, (int, float)) else self.c(float(x) if like.dtype.kind == "f" else x, like.dtype)
+
+    def op(self, name, *args, dtype=None):
+        first = next(a for a in args if not isinstance(a, (int, float)))
+        args = [self._v(a, first) for a in args]
+        return self.e.op(name, args, self.shape, dtype or first.dtype)
+
+    def add(self, a, b):
+        return self.op("stablehlo.add", a, b)
+
+    def sub(self, a, b):
+        return self.op("stablehlo.subtract", a, b)
+
+    def mul(self, a, b):
+        return self.op("stablehlo.multiply", a, b)
+
+    def div(self, a, b):
+        return self.op("stablehlo.divide", a, b)
+
+    def neg(self, a):
+        return self.op("stablehlo.negate", a)
+
+    def abs(self, a):
+        return self.op("stablehlo.abs", a)
+
+    def exp(self, a):
+        return self.op("stablehlo.exponential", a)
+
+    def log(self, a):
+        return self.op("stablehlo.log", a)
+
+    def sqrt(self, a):
+        return self.op("stablehlo.sqrt", a)
+
+    def cmp(self, a, b, direction):
+        first = a if not isinstance(a, (int, float)) else b
+        a, b = self._v(a, first), self._v(b, first)
+        kind = {"f": "FLOAT", "i": "SIGNED", "u": "UNSIGNED"}[first.dtype.kind]
+        return self.e.op("stablehlo.compare", (a, b), self.shape, dt.bool,
+                         f"comparison_direction = #stablehlo<comparison_direction {direction}>, "
+                         f"compare_type = #stablehlo<comparison_type {kind}>")
+
+    def select(self, p, a, b):
+        like = a if not isinstance(a, (int, float)) else b
+        return self.e.op("stablehlo.select", (p, self._v(a, like), self._v(b, like)), self.shape, like.dtype)
+
+    def and_(self, a, b):
+        return self.e.op("stablehlo.and", (a, b), self.shape, a.dtype)
+
+    def or_(self, a, b):
+        return self.e.op("stablehlo.or", (a, b), self.shape, a.dtype)
+
+    def convert(self, a, dtype):
+        return self.e.op("stablehlo.convert", (a,), self.shape, dtype)
+
+    def bitcast(self, a, dtype):
+        return self.e.op("stablehlo.bitcast_convert", (a,), self.shape, dtype)
+
+    def mul_split(self, a, const):
+        """a * (hi + lo) for a constant split in two: one rounding more precise than a * c."""
+        return self.add(self.mul(a, const[0]), self.mul(a, const[1]))
+
+    def poly(self, x, coeffs):
+        """c0 + x * (c1 + x * (c2 + ...)) (Horner)."""
+        acc = self.c(coeffs[-1])
+        for c in reversed(coeffs[:-1]):
+            acc = self.add(self.mul(acc, x), c)
+        return acc
+
+    def isfinite(self, a):
+        return self.cmp(self.abs(a), math.inf, "LT")
+
+
+# ---------------------------------------------------------------- float64 formulas
+
+_EXP_TERMS = [1.0 / math.factorial(k) for k in range(2, 16)]  # |r| <= ln2 / 2: r^16/16! < 1e-19
+
+
+def _exp(b, x):
+    """e^x within ~0.6 ulp (XLA's float64 exp is within 1, which the formulas built on it would
+    double): x = k ln 2 + r with ln 2 in two parts (Cody-Waite), e^r = 1 + r + r^2 (1/2 + r/6 + ...)
+    with r's low part kept apart, times 2^k in two exact steps (2^k alone may overflow)."""
+    xc = b.op("stablehlo.clamp", -746.0, x, 710.0)
+    k = b.op("stablehlo.round_nearest_even", b.mul(xc, _INV_LN2[0]))
+    r_hi = b.sub(xc, b.mul(k, _LN2_CW[0]))  # exact
+    r_lo = b.neg(b.mul(k, _LN2_CW[1]))
+    r = b.add(r_hi, r_lo)
+    tail = b.add(r_lo, b.mul(b.mul(r, r), b.poly(r, _EXP_TERMS)))
+    p = b.add(1.0, b.add(r_hi, tail))
+    ki = b.convert(k, dt.int64)
+    k1 = b.op("stablehlo.shift_right_arithmetic", ki, 1)
+    k2 = b.sub(ki, k1)
+
+    def pow2(n):
+        return b.bitcast(b.op("stablehlo.shift_left", b.add(n, 1023), 52), dt.float64)
+    out = b.mul(b.mul(p, pow2(k1)), pow2(k2))
+    out = b.select(b.cmp(x, 709.8, "GT"), math.inf, out)
+    out = b.select(b.cmp(x, -745.2, "LT"), 0.0, out)
+    return b.select(b.cmp(x, x, "NE"), x, out)
+
+
+def _log1p(b, x):
+    """log(u) - ((u - 1) - x) / u with u = 1 + x: the correction puts back what rounding 1 + x
+    lost (first order is enough: it is below one ulp of u)."""
+    u = b.add(x, 1.0)
+    corr = b.div(b.sub(b.sub(u, 1.0), x), u)
+    plain = b.or_(b.cmp(u, 0.0, "EQ"), b.cmp(b.abs(x), 1e300, "GT"))  # -1, +-inf, huge: log(u)
+    corr = b.select(plain, 0.0, corr)
+    out = b.sub(b.log(u), corr)
+    return b.select(b.cmp(x, x, "NE"), x, out)
+
+
+_EXPM1_TERMS = [1.0 / math.factorial(k) for k in range(1, 26)]  # x * (1 + x/2 + x^2/6 + ...)
+
+
+def _expm1(b, x):
+    """Taylor polynomial for -1 < x < 1.75 (25 terms: the first left out is below 1e-18 of x),
+    exp(x) - 1 beyond, where exp(x) and the result mostly share a binade (below -1 the result's
+    ulp is larger than exp's), so exp's own error is not magnified."""
+    small = b.add(x, b.mul(x, b.mul(x, b.poly(x, _EXPM1_TERMS[1:]))))  # x + x * (x/2 + ...)
+    big = b.sub(_exp(b, x), 1.0)
+    return b.select(b.and_(b.cmp(x, -1.0, "GT"), b.cmp(x, 1.75, "LT")), small, big)
+
+
+_SINH_TERMS = [1.0 / math.factorial(2 * k + 1) for k in range(1, 10)]  # x^3/3! ... x^19/19!
+
+
+def _sinh(b, x):
+    ax = b.abs(x)
+    x2 = b.mul(x, x)
+    small = b.add(x, b.mul(b.mul(x, x2), b.poly(x2, _SINH_TERMS)))
+    e = _exp(b, ax)
+    mid = b.mul(b.sub(e, b.div(1.0, e)), 0.5)
+    h = _exp(b, b.mul(ax, 0.5))  # e^|x| overflows before sinh does: (e^(|x|/2) / 2) * e^(|x|/2)
+    large = b.mul(b.mul(h, 0.5), h)
+    big = b.select(b.cmp(ax, 709.78, "LT"), mid, large)
+    big = b.select(b.cmp(x, 0.0, "LT"), b.neg(big), big)
+    return b.select(b.cmp(ax, 1.0, "LT"), small, big)
+
+
+def _cosh(b, x):
+    ax = b.abs(x)
+    e = _exp(b, ax)
+    mid = b.add(b.mul(e, 0.5), b.div(0.5, e))
+    h = _exp(b, b.mul(ax, 0.5))
+    large = b.mul(b.mul(h, 0.5), h)
+    return b.select(b.cmp(ax, 709.78, "LT"), mid, large)
+
+
+def _tanh_terms(n):
+    """Taylor coefficients of tanh after x: 2^2k (2^2k - 1) B_2k / (2k)! for k = 2..n+1, from
+    the Bernoulli numbers (Akiyama-Tanigawa, exact fractions)."""
+    from fractions import Fraction
+    m = 2 * n + 2
+    a, bern = [Fraction(0)] * (m + 1), []
+    for i in range(m + 1):
+        a[i] = Fraction(1, i + 1)
+        for j in range(i, 0, -1):
+            a[j - 1] = j * (a[j - 1] - a[j])
+        bern.append(a[0])
+    return [float(4 ** k * (4 ** k - 1) * bern[2 * k] / math.factorial(2 * k)) for k in range(2, n + 2)]
+
+
+_TANH_TERMS = _tanh_terms(24)  # x^3 ... x^49: the first left out is below 1e-19 of x at 0.625
+
+
+def _tanh(b, x):
+    """Taylor series for |x| < 0.625; 1 - 2 / (e^2|x| + 1) above; +-1 past 40."""
+    ax = b.abs(x)
+    x2 = b.mul(ax, ax)
+    small = b.add(ax, b.mul(b.mul(ax, x2), b.poly(x2, _TANH_TERMS)))
+    big = b.sub(1.0, b.div(2.0, b.add(_exp(b, b.mul(ax, 2.0)), 1.0)))
+    t = b.select(b.cmp(ax, 0.625, "LT"), small, big)
+    t = b.select(b.cmp(ax, 40.0, "GT"), 1.0, t)
+    t = b.select(b.cmp(x, 0.0, "LT"), b.neg(t), t)
+    return b.select(b.cmp(x, x, "NE"), x, t)
+
+
+def _atanh(b, x):
+    """0.5 * log1p(2a + 2a^2 / (1 - a)) for a = |x| < 0.5, 0.5 * log1p(2a / (1 - a)) above
+    (1 - a exact there); the sign put back."""
+    a = b.abs(x)
+    one_minus = b.sub(1.0, a)
+    two_a = b.mul(a, 2.0)
+    small = b.add(two_a, b.div(b.mul(two_a, a), one_minus))
+    big = b.div(two_a, one_minus)
+    r = b.mul(_log1p(b, b.select(b.cmp(a, 0.5, "LT"), small, big)), 0.5)
+    r = b.select(b.cmp(x, 0.0, "LT"), b.neg(r), r)
+    return b.select(b.cmp(a, 1e-30, "LT"), x, r)  # keeps -0.0, and tiny x
+
+
+# asinh(x) = x * (1 + sum (-1)^n (2n)! / (4^n (n!)^2 (2n + 1)) x^2n)
+_ASINH_TERMS = [(-1) ** n * math.factorial(2 * n) / (4 ** n * math.factorial(n) ** 2 * (2 * n + 1)) for n in range(1, 12)]
+
+
+def _asinh(b, x):
+    """Taylor series for |x| < 0.125, log1p(a + a^2 / (1 + sqrt(1 + a^2))) below 2, then
+    log(2a + 1 / (a + sqrt(a^2 + 1))), and log(a) + ln 2 past 2^28."""
+    a = b.abs(x)
+    a2 = b.mul(a, a)
+    series = b.add(a, b.mul(b.mul(a, a2), b.poly(a2, _ASINH_TERMS)))
+    small = _log1p(b, b.add(a, b.div(a2, b.add(1.0, b.sqrt(b.add(1.0, a2))))))
+    small = b.select(b.cmp(a, 0.125, "LT"), series, small)
+    mid = b.log(b.add(b.mul(a, 2.0), b.div(1.0, b.add(a, b.sqrt(b.add(a2, 1.0))))))
+    large = b.add(b.log(a), _LN2[0])
+    r = b.select(b.cmp(a, 2.0, "LT"), small, b.select(b.cmp(a, 2.0 ** 28, "LT"), mid, large))
+    r = b.select(b.cmp(x, 0.0, "LT"), b.neg(r), r)
+    return b.select(b.cmp(a, 1e-30, "LT"), x, r)
+
+
+# acosh(1 + t) = sqrt(2t) * sum (-1)^n (2n)! / (8^n (n!)^2 (2n + 1)) t^n
+_ACOSH_TERMS = [(-1) ** n * math.factorial(2 * n) / (8 ** n * math.factorial(n) ** 2 * (2 * n + 1)) for n in range(1, 21)]
+
+
+def _acosh(b, x):
+    """sqrt(2t) times a series in t = x - 1 below 1.25, log1p(t + sqrt(2t + t^2)) below 2,
+    log(2x - 1 / (x + sqrt(x^2 - 1))) below 2^28, log(x) + ln 2 above."""
+    t = b.sub(x, 1.0)  # exact for x in [1, 2]
+    series = b.mul(b.sqrt(b.mul(t, 2.0)), b.add(1.0, b.mul(t, b.poly(t, _ACOSH_TERMS))))
+    small = _log1p(b, b.add(t, b.sqrt(b.add(b.mul(t, 2.0), b.mul(t, t)))))
+    small = b.select(b.cmp(t, 0.25, "LT"), series, small)
+    mid = b.log(b.sub(b.mul(x, 2.0), b.div(1.0, b.add(x, b.sqrt(b.sub(b.mul(x, x), 1.0))))))
+    large = b.add(b.log(x), _LN2[0])
+    r = b.select(b.cmp(x, 2.0, "LT"), small, b.select(b.cmp(x, 2.0 ** 28, "LT"), mid, large))
+    return b.select(b.cmp(x, 1.0, "LT"), math.nan, b.select(b.cmp(x, x, "NE"), x, r))
+
+
+def _split_exponent(b, x):
+    """x = 2^e * m with m in [sqrt(1/2), sqrt(2)), for positive normal x (e as float64)."""
+    bits = b.bitcast(x, dt.int64)
+    e = b.sub(b.op("stablehlo.shift_right_logical", bits, 52), 1023)
+    mbits = b.op("stablehlo.or", b.op("stablehlo.and", bits, (1 << 52) - 1), 1023 << 52)
+    m = b.bitcast(mbits, dt.float64)
+    high = b.cmp(m, _SQRT2, "GT")
+    m = b.select(high, b.mul(m, 0.5), m)
+    e = b.convert(b.select(high, b.add(e, 1), e), dt.float64)
+    return e, m
+
+
+def _positive_normal(b, x):
+    return b.and_(b.cmp(x, float(np.finfo(np.float64).tiny), "GE"), b.cmp(x, math.inf, "LT"))
+
+
+def _log2(b, x):
+    e, m = _split_exponent(b, x)
+    r = b.add(e, b.mul_split(b.log(m), _INV_LN2))
+    return b.select(_positive_normal(b, x), r, b.mul(b.log(x), _INV_LN2[0]))
+
+
+def _log10(b, x):
+    e, m = _split_exponent(b, x)
+    small = b.add(b.mul(e, _LOG10_2[1]), b.mul_split(b.log(m), _INV_LN10))
+    r = b.add(b.mul(e, _LOG10_2[0]), small)
+    return b.select(_positive_normal(b, x), r, b.mul(b.log(x), _INV_LN10[0]))
+
+
+def _asin(b, x):
+    return b.select(b.cmp(b.abs(x), 1e-30, "LT"), x, b.op("chlo.asin", x))  # XLA: asin(tiny) = 0
+
+
+def _native(name):
+    return lambda b, x: b.op(name, x)
+
+
+def _hypot(b, x, y):
+    ax, ay = b.abs(x), b.abs(y)
+    m = b.op("stablehlo.maximum", ax, ay)
+    # scale by a power of two (exact) so the squares neither overflow nor lose bits
+    scale = b.select(b.cmp(m, 2.0 ** 500, "GT"), 2.0 ** -600, b.select(b.cmp(m, 2.0 ** -500, "LT"), 2.0 ** 600, b.c(1.0)))
+    sx, sy = b.mul(ax, scale), b.mul(ay, scale)
+    r = b.div(b.sqrt(b.add(b.mul(sx, sx), b.mul(sy, sy))), scale)
+    anyinf = b.or_(b.cmp(ax, math.inf, "EQ"), b.cmp(ay, math.inf, "EQ"))
+    return b.select(anyinf, math.inf, r)
+
+
+def _logaddexp(b, x, y):
+    m = b.op("stablehlo.maximum", x, y)
+    d = b.abs(b.sub(x, y))
+    out = b.add(m, _log1p(b, _exp(b, b.neg(d))))
+    same_inf = b.and_(b.cmp(b.abs(x), math.inf, "EQ"), b.cmp(x, y, "EQ"))
+    return b.select(same_inf, x, out)
+
+
+FORMULAS = {  # name -> (float64 formula, numpy function for the interpreter tier)
+    "acos": (_native("chlo.acos"), np.arccos),
+    "acosh": (_acosh, np.arccosh),
+    "asin": (_asin, np.arcsin),
+    "asinh": (_asinh, np.arcsinh),
+    "atanh": (_atanh, np.arctanh),
+    "cosh": (_cosh, np.cosh),
+    "exp": (_native("stablehlo.exponential"), np.exp),
+    "expm1": (_expm1, np.expm1),
+    "log": (_native("stablehlo.log"), np.log),
+    "log1p": (_log1p, np.log1p),
+    "log2": (_log2, np.log2),
+    "log10": (_log10, np.log10),
+    "sinh": (_sinh, np.sinh),
+    "tanh": (_tanh, np.tanh),
+    "hypot": (_hypot, np.hypot),
+    "logaddexp": (_logaddexp, np.logaddexp),
+}
+
+# which (function, dtype) pairs take our formula; the rest keep XLA's kernel (within 1 ulp)
+F32_ONLY = {"acos", "exp", "log"}  # XLA's float64 kernels are fine
+
+
+def uses_formula(name, dtype):
+    return name in FORMULAS and dtype.kind == "f" and (dtype is dt.float32 or name not in F32_ONLY)
+
+
+def lower(name, e, shape, dtype, args):
+    """Emit function `name` on StableHLO values `args` of float dtype `dtype`."""
+    formula = FORMULAS[name][0]
+    b = _Builder(e, shape)
+    if dtype is dt.float64:
+        return formula(b, *args)
+    wide = [b.convert(a, dt.float64) for a in args]
+    return b.convert(formula(b, *wide), dtype)
