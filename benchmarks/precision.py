@@ -11,6 +11,7 @@ distances.
 
     .venv/bin/python -m benchmarks.precision            # the Markdown table
     .venv/bin/python -m benchmarks.precision --only log10,atanh
+    .venv/bin/python -m benchmarks.precision --speed    # our formulas against XLA's kernels
 
 `tests/test_precision.py` checks the bounds with the same sweep.
 """
@@ -299,12 +300,53 @@ def _fmt(v):
     return "-" if v is None else ("mismatch" if v == float("inf") else f"{v:g}")
 
 
+def speed(only=None, n=1_000_000, reps=20):
+    """Median time (ms, compiled, n elements) of each function lowered as our formula against
+    XLA's own kernel (what the lowering used before), per real dtype."""
+    import statistics
+    import time
+
+    import lazyarray as xp
+    from lazyarray import _config, _engine, _real_math
+    native = {"acos", "acosh", "asin", "asinh", "atanh", "cosh", "exp", "expm1", "log", "log1p",
+              "sinh", "tanh"}
+    saved = (_config.interpret_first, _real_math.uses_formula)
+    _config.interpret_first = 0
+    print("| function | dtype | XLA's kernel (ms) | our formula (ms) | ratio |")
+    print("|---|---|---|---|---|")
+    try:
+        for name in sorted(native):
+            if only and name not in only:
+                continue
+            for d in REAL_DTYPES:
+                x = xp.asarray(inputs(name, d)[0][:1].repeat(n) * 0 + np.asarray(0.5, d))
+                fn = getattr(xp, name)
+                med = []
+                for use in (False, True):
+                    _real_math.uses_formula = saved[1] if use else (lambda nm, dtype: False)
+                    xp.clear_cache()
+                    xp.evaluate(fn(x))
+                    _engine.wait_for_compiles()
+                    ts = []
+                    for _ in range(reps):
+                        t0 = time.perf_counter()
+                        xp.evaluate(fn(x))
+                        ts.append(time.perf_counter() - t0)
+                    med.append(1e3 * statistics.median(ts))
+                print(f"| {name} | {d} | {med[0]:.3f} | {med[1]:.3f} | {med[1] / med[0]:.2f} |", flush=True)
+    finally:
+        _config.interpret_first, _real_math.uses_formula = saved
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", default="")
     ap.add_argument("--real", action="store_true", help="float32 and float64 only")
+    ap.add_argument("--speed", action="store_true", help="time our formulas against XLA's kernels")
     a = ap.parse_args()
     only = set(a.only.split(",")) if a.only else None
+    if a.speed:
+        return speed(only)
     print("| function | dtype | " + " | ".join(COLUMNS) + " |")
     print("|---|---|" + "---|" * len(COLUMNS))
     for name, d in cases(only):

@@ -6,13 +6,17 @@ twice), log2 inexact at powers of two, atanh up to 127 ulp, sinh/cosh up to 495 
 log1p 103 ulp (float64, near -0.41), expm1 3-4 ulp, tanh 7, acosh 3, float32 exp/log/acos 2-3.
 So, for these functions:
 
-- float32 is computed in float64 and rounded once (a float64 formula within a few float64 ulp
-  rounds to within 1 float32 ulp);
-- float64 uses formulas built from the kernels XLA gets right (exp within 1 ulp, log and sqrt
-  correctly rounded, the four operations) that avoid cancellation: log1p and expm1 with a
-  correction term or a Taylor polynomial near 0, sinh/tanh from expm1, atanh/asinh/acosh from
-  log1p, log2/log10 from the exponent plus the log of a mantissa near 1 with the constant split
-  in two (exact at every power of 2, and of 10 where numpy is), hypot by power-of-two scaling.
+- float32 goes through XLA's float64 kernel and rounds once (its float64 error, even hundreds of
+  float64 ulp, is far below half a float32 ulp), except exp, which has its own float32 formula
+  (hot in models: ~1.5-3x XLA's float32 kernel instead of ~5x through float64), and log, whose
+  float32 kernel is already within 1 ulp;
+- float64 uses formulas built from the kernels XLA gets right (log and sqrt correctly rounded,
+  the four operations) and our own exp (Cody-Waite reduction and a polynomial, ~0.6 ulp; XLA's
+  is within 1 ulp, which formulas on it would double) that avoid cancellation: log1p with a
+  correction term, expm1/sinh/tanh/asinh/acosh with Taylor series near 0, atanh/asinh/acosh
+  from log1p, log2/log10 from the exponent plus the log of a mantissa near 1 with the constant
+  split in two (exact at every power of 2, and of 10 where numpy is), hypot by power-of-two
+  scaling.
 
 Each function is one primitive (`math.<name>`) so the graph stays small and the interpreter tier
 evaluates it with numpy's own function. Formulas are emitted with the `_Builder` below.
@@ -112,9 +116,9 @@ class _Builder:
         """a * (hi + lo) for a constant split in two: one rounding more precise than a * c."""
         return self.add(self.mul(a, const[0]), self.mul(a, const[1]))
 
-    def poly(self, x, coeffs):
+    def poly(self, x, coeffs, dtype=dt.float64):
         """c0 + x * (c1 + x * (c2 + ...)) (Horner)."""
-        acc = self.c(coeffs[-1])
+        acc = self.c(coeffs[-1], dtype)
         for c in reversed(coeffs[:-1]):
             acc = self.add(self.mul(acc, x), c)
         return acc
@@ -125,29 +129,37 @@ class _Builder:
 
 # ---------------------------------------------------------------- float64 formulas
 
-_EXP_TERMS = [1.0 / math.factorial(k) for k in range(2, 16)]  # |r| <= ln2 / 2: r^16/16! < 1e-19
+_EXP = {  # dtype -> (Taylor terms 1/2!.., ln 2 split with k * hi exact, clamp, overflow, underflow, int, bias, mantissa bits)
+    dt.float64: ([1.0 / math.factorial(k) for k in range(2, 16)], _LN2_CW, (-746.0, 710.0), 709.8, -745.2,
+                 dt.int64, 1023, 52),
+    dt.float32: ([1.0 / math.factorial(k) for k in range(2, 10)], (0.693145751953125, 1.4286067653302226e-06),
+                 (-104.0, 89.0), 88.73, -103.98, dt.int32, 127, 23),
+}
 
 
 def _exp(b, x):
-    """e^x within ~0.6 ulp (XLA's float64 exp is within 1, which the formulas built on it would
-    double): x = k ln 2 + r with ln 2 in two parts (Cody-Waite), e^r = 1 + r + r^2 (1/2 + r/6 + ...)
-    with r's low part kept apart, times 2^k in two exact steps (2^k alone may overflow)."""
-    xc = b.op("stablehlo.clamp", -746.0, x, 710.0)
+    """e^x within ~0.6 ulp (XLA's exp is within 1 (float64) or 3 (float32), which formulas built
+    on it would double): x = k ln 2 + r with ln 2 in two parts (Cody-Waite),
+    e^r = 1 + (r + r^2 (1/2 + r/6 + ...)) with r's low part kept apart, times 2^k in two exact
+    steps (2^k alone may overflow). |r| <= ln 2 / 2: the first term left out is below 1e-19 of 1
+    (float64), 2e-10 (float32)."""
+    terms, ln2, (lo, hi), over, under, ity, bias, mbits = _EXP[x.dtype]
+    xc = b.op("stablehlo.clamp", lo, x, hi)
     k = b.op("stablehlo.round_nearest_even", b.mul(xc, _INV_LN2[0]))
-    r_hi = b.sub(xc, b.mul(k, _LN2_CW[0]))  # exact
-    r_lo = b.neg(b.mul(k, _LN2_CW[1]))
+    r_hi = b.sub(xc, b.mul(k, ln2[0]))  # exact
+    r_lo = b.neg(b.mul(k, ln2[1]))
     r = b.add(r_hi, r_lo)
-    tail = b.add(r_lo, b.mul(b.mul(r, r), b.poly(r, _EXP_TERMS)))
+    tail = b.add(r_lo, b.mul(b.mul(r, r), b.poly(r, terms, x.dtype)))
     p = b.add(1.0, b.add(r_hi, tail))
-    ki = b.convert(k, dt.int64)
+    ki = b.convert(k, ity)
     k1 = b.op("stablehlo.shift_right_arithmetic", ki, 1)
     k2 = b.sub(ki, k1)
 
     def pow2(n):
-        return b.bitcast(b.op("stablehlo.shift_left", b.add(n, 1023), 52), dt.float64)
+        return b.bitcast(b.op("stablehlo.shift_left", b.add(n, bias), mbits), x.dtype)
     out = b.mul(b.mul(p, pow2(k1)), pow2(k2))
-    out = b.select(b.cmp(x, 709.8, "GT"), math.inf, out)
-    out = b.select(b.cmp(x, -745.2, "LT"), 0.0, out)
+    out = b.select(b.cmp(x, over, "GT"), math.inf, out)
+    out = b.select(b.cmp(x, under, "LT"), 0.0, out)
     return b.select(b.cmp(x, x, "NE"), x, out)
 
 
@@ -352,19 +364,44 @@ FORMULAS = {  # name -> (float64 formula, numpy function for the interpreter tie
     "logaddexp": (_logaddexp, np.logaddexp),
 }
 
-# which (function, dtype) pairs take our formula; the rest keep XLA's kernel (within 1 ulp)
-F32_ONLY = {"acos", "exp", "log"}  # XLA's float64 kernels are fine
+def _f64_kernel(name):
+    """XLA's float64 kernel (or a plain formula on them) for a float32 function: its float64
+    error, even hundreds of float64 ulp, is far below half a float32 ulp, so the result rounds
+    to within 1 float32 ulp of the exact value; much cheaper than our float64 formulas."""
+    def hypot(b, x, y):
+        r = b.sqrt(b.add(b.mul(x, x), b.mul(y, y)))  # no overflow from float32 inputs
+        return b.select(b.or_(b.cmp(b.abs(x), math.inf, "EQ"), b.cmp(b.abs(y), math.inf, "EQ")), math.inf, r)
+
+    def logaddexp(b, x, y):
+        m = b.op("stablehlo.maximum", x, y)
+        out = b.add(m, b.op("stablehlo.log_plus_one", b.exp(b.neg(b.abs(b.sub(x, y))))))
+        return b.select(b.and_(b.cmp(b.abs(x), math.inf, "EQ"), b.cmp(x, y, "EQ")), x, out)
+    special = {
+        "log2": lambda b, x: b.mul(b.log(x), _INV_LN2[0]),
+        "log10": lambda b, x: b.mul(b.log(x), _INV_LN10[0]),
+        "hypot": hypot, "logaddexp": logaddexp,
+    }
+    kernels = {"acos": "chlo.acos", "acosh": "chlo.acosh", "asin": "chlo.asin", "asinh": "chlo.asinh",
+               "atanh": "chlo.atanh", "cosh": "chlo.cosh", "expm1": "stablehlo.exponential_minus_one",
+               "log1p": "stablehlo.log_plus_one", "sinh": "chlo.sinh", "tanh": "stablehlo.tanh"}
+    return special.get(name) or _native(kernels[name])
+
+
+# XLA's own kernel is within 1 ulp of the exact value for these (measured), so they keep it
+NATIVE = {dt.float32: {"log"}, dt.float64: {"acos", "exp", "log"}}
+F32_OWN = {"exp": _exp}  # float32 formulas in float32 (exp is hot: 1.5x XLA's, not 5x through float64)
 
 
 def uses_formula(name, dtype):
-    return name in FORMULAS and dtype.kind == "f" and (dtype is dt.float32 or name not in F32_ONLY)
+    return name in FORMULAS and dtype in NATIVE and name not in NATIVE[dtype]
 
 
 def lower(name, e, shape, dtype, args):
     """Emit function `name` on StableHLO values `args` of float dtype `dtype`."""
-    formula = FORMULAS[name][0]
     b = _Builder(e, shape)
     if dtype is dt.float64:
-        return formula(b, *args)
+        return FORMULAS[name][0](b, *args)
+    if name in F32_OWN:
+        return F32_OWN[name](b, *args)
     wide = [b.convert(a, dt.float64) for a in args]
-    return b.convert(formula(b, *wide), dtype)
+    return b.convert(_f64_kernel(name)(b, *wide), dtype)
