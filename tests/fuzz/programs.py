@@ -13,9 +13,10 @@ Every variable carries a tolerance class for the comparison (see runner.compare)
   1  one transcendental op (exp, log, sin, pow, ...) applied to exact values: a few ulp;
   2  anything rounded in an order-dependent way (reductions, matmul, linalg, fft) or arithmetic
      on class 1 or 2 values: relative to the largest magnitude that went into it;
-  3  a transcendental of an inexact value, or a product/quotient of a class-2 value (whose error
-     can be any multiple of its size): only NaN and infinity positions compared, which is what
-     catches rewrites such as log2(pow(x, y)) -> y * log2(x) (finite where numpy overflows).
+  3  a transcendental of a class-1 value: only NaN and infinity positions compared, which is
+     what catches rewrites such as log2(pow(x, y)) -> y * log2(x) (finite where numpy overflows).
+Class-2 values never reach transcendental or amplifying ops (products, quotients, ...): near zero
+their sign is noise, and log or 1/x would turn it into NaN or infinity.
 Ops whose result jumps under a rounding difference (comparisons, floor, argmax, astype to int,
 sort order, unique) take only class-0 floats, so integer and boolean values compare exactly.
 
@@ -373,17 +374,24 @@ class Gen:
         if len(self.vars) > self.max_vars:          # forget the oldest: keeps programs focused
             self.vars.pop(0)
 
+    def promotable(self, a, b):
+        """Reject operands the standard's type promotion does not combine."""
+        try:
+            ref_xp.result_type(self.ns[a], self.ns[b])
+        except Exception:  # noqa: BLE001
+            raise Reject
+
     def taint_rule(self, cls, fn, operands):
         """The op's class given its float operands' classes: discontinuous ops take exact values
-        only (Reject otherwise); a transcendental of an inexact value, or an amplifying op on a
-        class-2 value, is class 3 ('wild': only NaN and infinity positions compared)."""
+        only, transcendental and amplifying ops values of class 0 or 1 (Reject otherwise); a
+        transcendental of a class-1 value is class 3 ('wild': NaN and infinity positions only)."""
         lv = max((self.level.get(v, 0) for v in operands
                   if v in self.level and kind(self.dt(v)) in ("float", "complex")), default=0)
         if cls == "disc" and lv:
             raise Reject
+        if lv > 1 and (cls == "trans" or fn in AMPLIFY):
+            raise Reject   # near zero, a class-2 value's sign is noise: log, 1/x would differ
         if cls == "trans" and lv:
-            return "wild"
-        if fn in AMPLIFY and lv > 1:
             return "wild"
         return cls
 
@@ -864,7 +872,7 @@ class Gen:
         fn = self.choice(["matmul", "solve", "inv", "det", "cholesky", "qr", "eigh", "svd",
                           "vecdot", "tensordot"])
         v = self.fresh()
-        if fn in ("matmul", "vecdot", "tensordot"):
+        if fn in ("matmul", "vecdot", "tensordot"):   # strict does not check their promotion
             a = self.pick(lambda u: is_num(self.dt(u)) and len(self.shape(u)) >= 1
                           and self.level[u] < 2)
             sa = self.shape(a)
@@ -875,13 +883,16 @@ class Gen:
                     return f"{v} = {a} @ {b}", (v,), (a,), "loose" if kind(self.dt(a)) in ("float", "complex") else "arith"
                 b = self.pick(lambda u: len(self.shape(u)) >= 1 and self.level[u] < 2
                               and self.shape(u)[-2 if len(self.shape(u)) > 1 else 0] == sa[-1])
+                self.promotable(a, b)
                 return f"{v} = xp.matmul({a}, {b})", (v,), (a, b), "loose"
             if fn == "vecdot":
                 b = self.pick(lambda u: len(self.shape(u)) >= 1 and self.level[u] < 2
                               and self.shape(u)[-1] == sa[-1])
+                self.promotable(a, b)
                 return f"{v} = xp.vecdot({a}, {b})", (v,), (a, b), "loose"
             b = self.pick(lambda u: len(self.shape(u)) >= 1 and self.level[u] < 2
                           and self.shape(u)[0] == sa[-1])
+            self.promotable(a, b)
             return f"{v} = xp.tensordot({a}, {b}, axes=1)", (v,), (a, b), "loose"
         n = self.d(st.integers(1, 4))
         batch = (self.d(st.integers(1, 2)),) if self.d(st.integers(0, 3)) == 0 else ()
