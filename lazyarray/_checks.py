@@ -79,8 +79,22 @@ def index_in_bounds(guard, wrapped, n, what):
         return
     as_unsigned = ops.convert(wrapped, dt.uint64)
     largest = ops.reduce(as_unsigned, tuple(range(len(wrapped.shape))), "max")
-    record(guard, ops.compare(largest, ops.constant(n, dt.uint64), "LT"),
+    record(guard, ops.compare(largest, _length(n), "LT"),
            IndexError, f"index out of bounds: {what} holds a value outside [-{n}, {n})")
+
+
+_lengths = {}  # n -> its uint64 constant node: building one costs more than the rest of a check
+
+
+def _length(n):
+    """The structural constant n (uint64), shared by every check of an axis of that length (a
+    constant node is never realized, so graphs can share it)."""
+    node = _lengths.get(n)
+    if node is None:
+        if len(_lengths) > 256:
+            _lengths.clear()
+        node = _lengths[n] = ops.constant(n, dt.uint64)
+    return node
 
 
 def nonzero_pivots(guard, diag, what):
