@@ -135,3 +135,15 @@ def test_reference_floor_divide_follows_the_standard():
         got = ns[name]._array
         assert got.tolist() == [0.0, 0.0, 0.0]
         assert np.signbit(got).tolist() == [True, True, False]
+
+
+def test_long_run_command_prints_counts(tmp_path, capsys):
+    """bin/fuzz.sh's entry point: counts on stdout, failing programs appended to the log."""
+    from fuzz.cli import main
+    log = tmp_path / "failures.jsonl"
+    status = main(["8", "--seed", "1", "--log", str(log), "--skip", "views"])
+    out = capsys.readouterr().out
+    assert "programs 8," in out and "reads compared" in out and "mismatching programs" in out
+    n_bad = int(out.split("mismatching programs ")[1].split()[0])
+    assert status == (1 if n_bad else 0)
+    assert (log.read_text().count("\n") if log.exists() else 0) == n_bad
