@@ -82,11 +82,9 @@ class Array:
         return _ns.matrix_transpose(self)
 
     def __array_namespace__(self, *, api_version=None):
-        if api_version is not None and api_version not in _ns.SUPPORTED_VERSIONS:
-            raise ValueError(f"api_version {api_version!r} is not supported; "
-                             f"supported: {_ns.SUPPORTED_VERSIONS}")
-        import lazyarray
-        return lazyarray
+        """The namespace of the standard's version `api_version` (see `_versions`)."""
+        from ._versions import namespace
+        return namespace(api_version)
 
     def to_device(self, device, /, *, stream=None):
         from ._devices import check_device
@@ -178,6 +176,15 @@ class Array:
     def __str__(self):
         return str(self._value("repr"))
 
+    def __format__(self, spec):
+        """`f"{x:.3f}"` of a 0-D array formats its value, as numpy does (a sync)."""
+        if not spec:
+            return str(self)
+        if self.ndim != 0:
+            raise TypeError(f"unsupported format string {spec!r} for a {self.ndim}-D array: "
+                            "only 0-D arrays take a format spec")
+        return format(self._scalar_value("format").item(), spec)
+
     def __iter__(self):
         if self.ndim == 0:
             raise TypeError("iteration over a 0-D array")
@@ -202,6 +209,55 @@ class Array:
     def __setitem__(self, key, value, /):
         from ._indexing import setitem
         setitem(self, key, value)
+
+
+# ---------------------------------------------------------------- methods beyond the standard
+# Methods that numpy, PyTorch, JAX and CuPy arrays ALL have with one meaning, and that consumers
+# call on their other backends (SciPy: x.reshape, x.sum, ...): each is the namespace function.
+# Left out on purpose: astype and copy (PyTorch has neither), view (PyTorch's takes a shape,
+# the others' a dtype), std/var (PyTorch's default is the unbiased estimator), transpose and
+# cumsum (PyTorch's take other arguments).
+def _reshape_method(self, *shape, copy=None):
+    if len(shape) == 1 and not isinstance(shape[0], int):
+        shape = tuple(shape[0])
+    return _ns.reshape(self, shape, copy=copy)
+
+
+def _reduction_method(fname):
+    def method(self, axis=None, keepdims=False, **kwargs):
+        return getattr(_ns, fname)(self, axis=tuple(axis) if isinstance(axis, list) else axis,
+                                   keepdims=keepdims, **kwargs)
+    method.__name__ = fname
+    method.__doc__ = f"x.{fname}(...) is xp.{fname}(x, ...) (numpy's method, an extension)."
+    return method
+
+
+def _squeeze_method(self, axis=None):
+    if axis is None:
+        axis = tuple(i for i, n in enumerate(self.shape) if n == 1)
+    return _ns.squeeze(self, axis=axis)
+
+
+def _item_method(self):
+    return self._scalar_value("item").item()
+
+
+def _tolist_method(self):
+    return self._value("tolist").tolist()
+
+
+Array.reshape = _reshape_method
+for _fname in ("sum", "prod", "mean", "max", "min", "any", "all"):
+    setattr(Array, _fname, _reduction_method(_fname))
+Array.argmax = lambda self, axis=None, keepdims=False: _ns.argmax(self, axis=axis, keepdims=keepdims)
+Array.argmin = lambda self, axis=None, keepdims=False: _ns.argmin(self, axis=axis, keepdims=keepdims)
+Array.squeeze = _squeeze_method
+Array.flatten = lambda self: _ns.reshape(self, (-1,), copy=True)
+Array.ravel = lambda self: _ns.reshape(self, (-1,))
+Array.conj = lambda self: _ns.conj(self)
+Array.clip = lambda self, min=None, max=None: _ns.clip(self, min, max)
+Array.item = _item_method
+Array.tolist = _tolist_method
 
 
 _DL_CPU = 1  # DLPack device types (dlpack.h's DLDeviceType)
@@ -238,10 +294,11 @@ class _View(Array):
 
     def _rebind(self, node):
         base = self._base
-        new_base = self._step.inverse(base._node, node)  # (raises for a read-only view)
-        self._own = node
-        base._rebind(new_base)
-        self._seen = base._node
+        with _views.write_lock:
+            new_base = self._step.inverse(base._node, node)  # (raises for a read-only view)
+            self._own = node
+            base._rebind(new_base)
+            self._seen = base._node
         if node.op is not None:
             pending.add(self)
 
@@ -258,6 +315,9 @@ class _HostAliased(Array):
     @property
     def _node(self):
         _host_alias.flush(self)
+        return _NODE_SLOT.__get__(self)
+
+    def _pending_node(self):  # (the engine, mid-sync: no flush, which may sync itself)
         return _NODE_SLOT.__get__(self)
 
     def _rebind(self, node):
@@ -377,6 +437,10 @@ def _binary(name, fname):
             if other is NotImplemented:
                 return NotImplemented
         result = op(self, other)
+        if result.dtype != self.dtype and result.shape == self.shape:
+            # the wording array-api-extra's tests match ("cast")
+            raise ValueError(f"in-place {fname} cannot cast its {result.dtype} result to the "
+                            f"array's dtype {self.dtype}")
         if result.dtype != self.dtype or result.shape != self.shape:
             raise ValueError(f"in-place {fname} would change the array from {self.dtype}{list(self.shape)} "
                              f"to {result.dtype}{list(result.shape)}")

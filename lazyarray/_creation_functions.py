@@ -119,8 +119,10 @@ def _check_nested(obj):
 def full(shape, fill_value, *, dtype=None, device=None):
     shape = _shape(shape)
     device = check_device(device)
+    if isinstance(fill_value, (np.generic, np.ndarray)) and np.ndim(fill_value) == 0:
+        fill_value = fill_value.item()  # numpy scalars act as the Python scalar of their kind
     if isinstance(fill_value, Array):
-        raise TypeError("full: fill_value must be a Python scalar")
+        return _full_from_array(shape, fill_value, dtype, device)
     if dtype is None:
         dtype = _infer_dtype(fill_value)
     dtype = dt.as_dtype(dtype)
@@ -129,6 +131,19 @@ def full(shape, fill_value, *, dtype=None, device=None):
     if isinstance(fill_value, float) and dtype.kind in "biu":
         raise TypeError(f"full: float fill_value with dtype {dtype}")
     return Array._wrap(ops.broadcast_in_dim(ops.scalar(fill_value, dtype), shape, ()), device)
+
+
+def _full_from_array(shape, fill, dtype, device):
+    """An extension: a 0-D array as fill_value (numpy, PyTorch, JAX and CuPy accept it; SciPy's
+    optimize/differentiate/integrate pass one). Lazy: the fill's node is broadcast, never read.
+    Its dtype is the default when none is given, else it is cast (as numpy casts)."""
+    if fill.ndim != 0:
+        raise ValueError(f"full: fill_value must be a scalar or a 0-D array, got shape {fill.shape}")
+    dtype = fill.dtype if dtype is None else dt.as_dtype(dtype)
+    if fill.dtype.kind == "c" and dtype.kind != "c":
+        raise TypeError(f"full: complex fill_value with dtype {dtype}")
+    node = fill._node if fill.dtype is dtype else ops.convert(fill._node, dtype)
+    return Array._wrap(ops.broadcast_in_dim(node, shape, ()), device)
 
 
 def _param(value, dtype, shape):
@@ -179,6 +194,9 @@ def full_like(x, /, fill_value, *, dtype=None, device=None):
 
 
 def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
+    # An extension: 0-D arrays as bounds (numpy, PyTorch, JAX and CuPy accept them). The length
+    # depends on their values, so they are read (a sync).
+    start, stop, step = (_scalar_of(v, "arange") for v in (start, stop, step))
     if stop is None:
         start, stop = 0, start
     for v in (start, stop, step):
@@ -207,23 +225,57 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
     return Array._wrap(ops.convert(idx, dtype), device)
 
 
+def _scalar_of(v, fname):
+    """A 0-D array (ours or numpy's) as the Python scalar of its value (ours: a sync)."""
+    if isinstance(v, Array):
+        if v.ndim != 0:
+            raise TypeError(f"{fname}: expected a Python scalar or a 0-D array, got shape {v.shape}")
+        v = v._value(fname)
+    if isinstance(v, (np.generic, np.ndarray)) and np.ndim(v) == 0 and v.dtype.kind in "biufc":
+        return v.item()
+    return v
+
+
+def _bound_node(v, dtype, shape):
+    """linspace's start or stop (a Python scalar or a 0-D array, kept lazy) as a node of shape."""
+    if isinstance(v, Array):
+        if v.ndim != 0:
+            raise ValueError(f"linspace: start and stop must be scalars or 0-D arrays, got shape {v.shape}")
+        if v.dtype.kind == "c" and dtype.kind != "c":
+            raise TypeError(f"linspace: complex bound with dtype {dtype}")
+        return ops.broadcast_in_dim(ops.convert(v._node, dtype), shape, ())
+    if isinstance(v, complex) and dtype.kind != "c":
+        raise TypeError(f"linspace: complex bound with dtype {dtype}")
+    return ops.broadcast_in_dim(ops.scalar(v, dtype), shape, ())
+
+
 def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
     num = operator.index(num)
     if num < 0:
         raise ValueError("linspace: num must be non-negative")
+    start, stop = (_scalar_of(v, "linspace") if isinstance(v, (np.generic, np.ndarray)) else v
+                   for v in (start, stop))
+    is_complex = builtins.any(isinstance(v, complex) or (isinstance(v, Array) and v.dtype.kind == "c")
+                              for v in (start, stop))
     if dtype is None:
-        dtype = dt.DEFAULT_COMPLEX if isinstance(start, complex) or isinstance(stop, complex) else dt.DEFAULT_FLOAT
+        dtype = dt.DEFAULT_COMPLEX if is_complex else dt.DEFAULT_FLOAT
     dtype = dt.as_dtype(dtype)
+    if dtype.kind in "iu":
+        # An extension (numpy, PyTorch, JAX and CuPy accept it): computed in the default float,
+        # then rounded toward -inf, as numpy does
+        out = linspace(start, stop, num, dtype=dt.DEFAULT_FLOAT, device=device, endpoint=endpoint)
+        floored = ops.elementwise("stablehlo.floor", out._node)
+        return Array._wrap(ops.convert(floored, dtype), out.device)
     if dtype.kind not in "fc":
-        raise TypeError(f"linspace: dtype must be floating, got {dtype}")
+        raise TypeError(f"linspace: dtype must be numeric, got {dtype}")
     device = check_device(device)
     if num == 0:
         return Array._wrap(ops.constant(0, dtype, (0,)), device)
     div = (num - 1) if endpoint else num
     shape = (num,)
     i = ops.iota(shape, 0, dtype)
-    s = ops.broadcast_in_dim(ops.scalar(start, dtype), shape, ())
-    e = ops.broadcast_in_dim(ops.scalar(stop, dtype), shape, ())
+    s = _bound_node(start, dtype, shape)
+    e = _bound_node(stop, dtype, shape)
     if div == 0:
         return Array._wrap(s, device)
     d = ops.broadcast_in_dim(ops.scalar(div, dtype), shape, ())

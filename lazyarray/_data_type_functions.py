@@ -82,11 +82,29 @@ _KINDS = {"bool", "signed integer", "unsigned integer", "integral", "real floati
           "complex floating", "numeric"}
 
 
+def _numpy_dtype(d):
+    """A numpy dtype (or numpy scalar type) as ours, else None. An extension: numpy, PyTorch,
+    JAX and CuPy's isdtype accept numpy dtypes, and SciPy passes them."""
+    if isinstance(d, np.dtype) or (isinstance(d, type) and issubclass(d, np.generic)):
+        try:
+            return dt.from_numpy(d)
+        except TypeError:
+            return None
+    return None
+
+
 def isdtype(dtype, kind):
     if not isinstance(dtype, dt.DType):
-        raise TypeError(f"isdtype: expected a dtype, got {dtype!r}")
+        ours = _numpy_dtype(dtype)
+        if ours is None:
+            if isinstance(dtype, np.dtype) or (isinstance(dtype, type) and issubclass(dtype, np.generic)):
+                return False  # a numpy dtype the standard does not have (float16, str_, ...)
+            raise TypeError(f"isdtype: expected a dtype, got {dtype!r}")
+        dtype = ours
     if isinstance(kind, tuple):
         return builtins.any(isdtype(dtype, k) for k in kind)
+    if not isinstance(kind, (dt.DType, str)) and _numpy_dtype(kind) is not None:
+        kind = _numpy_dtype(kind)
     if isinstance(kind, dt.DType):
         return dtype is kind
     if isinstance(kind, str):

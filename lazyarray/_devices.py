@@ -25,6 +25,23 @@ class Device:
         return f"Device({self.platform}:{self.id})"
 
 
+class DeviceTuple(tuple):
+    """What `__array_namespace_info__().devices()` returns: a tuple, as the standard (2025.12)
+    asks, that also concatenates with a list either way (`devices() + [None]`, SciPy's test
+    fixture, written for the lists that 2024.12 and numpy return). The result is then a list."""
+    __slots__ = ()
+
+    def __add__(self, other):
+        if isinstance(other, list):
+            return list(self) + other
+        return tuple.__add__(self, other)
+
+    def __radd__(self, other):
+        if isinstance(other, list):
+            return other + list(self)
+        return NotImplemented
+
+
 _all = None
 
 

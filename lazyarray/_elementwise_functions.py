@@ -342,7 +342,7 @@ def _to_float(d):
 
 # name: (category, lowering, dtype rule for computing (None: promoted), result dtype rule)
 BINARY = {
-    "add": ("numeric", _binop("stablehlo.add"), None, None),
+    "add": ("any", _binop("stablehlo.add"), None, None),  # bool + bool: logical or, as numpy (an extension)
     "atan2": ("real floating", _atan2, None, None),
     "bitwise_and": ("integer or boolean", _binop("stablehlo.and"), None, None),
     "bitwise_left_shift": ("integer", _shift("left"), None, None),

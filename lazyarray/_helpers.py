@@ -95,7 +95,8 @@ def normalize_axis(axis, ndim, fname="axis"):
     except TypeError:
         raise TypeError(f"{fname} must be an integer, got {type(axis).__name__}") from None
     if not -ndim <= axis < ndim:
-        raise IndexError(f"{fname} {axis} is out of bounds for an array of {ndim} dimensions")
+        # numpy's wording (SciPy's tests match it); numpy's AxisError is also an IndexError
+        raise IndexError(f"{fname} {axis} is out of bounds for array of dimension {ndim}")
     return axis % ndim
 
 

@@ -151,15 +151,19 @@ class BasicIndex(_views.Step):
 def _host_arrays_to_ours(key, x):
     """numpy arrays in an index act as our arrays of the same values (scikit-learn indexes with
     numpy index arrays: `y[train_indices]`)."""
-    if isinstance(key, np.ndarray):
+    if isinstance(key, (np.ndarray, list)):
         return _from_numpy_index(key, x)
-    if isinstance(key, tuple) and any(isinstance(k, np.ndarray) for k in key):
-        return tuple(_from_numpy_index(k, x) if isinstance(k, np.ndarray) else k for k in key)
+    if isinstance(key, tuple) and any(isinstance(k, (np.ndarray, list)) for k in key):
+        return tuple(_from_numpy_index(k, x) if isinstance(k, (np.ndarray, list)) else k for k in key)
     return key
 
 
 def _from_numpy_index(k, x):
     from ._creation_functions import asarray
+    if isinstance(k, list):
+        # an index given as a list of integers or bools acts as that array, as in numpy,
+        # PyTorch, JAX and CuPy (an empty list is an empty integer index)
+        k = np.asarray(k) if k else np.zeros(0, np.intp)
     if k.dtype.kind not in "biu":
         raise IndexError(f"numpy index arrays must be integer or boolean, got {k.dtype}")
     return asarray(k, device=x.device)
@@ -202,9 +206,26 @@ def _value_node(x, value):
         if isinstance(value, complex) and x.dtype.kind != "c":
             raise TypeError(f"cannot assign a complex scalar into a {x.dtype} array")
         if isinstance(value, float) and x.dtype.kind in "biu":
-            raise TypeError(f"cannot assign a float scalar into a {x.dtype} array")
+            value = _float_into(value, x.dtype)
         return ops.scalar(value, x.dtype)
     raise TypeError(f"cannot assign a {type(value).__name__}: expected an array or a Python scalar")
+
+
+def _float_into(value, dtype):
+    """A float scalar written into a bool or integer array, cast as numpy casts it (the standard
+    leaves this open; array-api-extra's `at(x, i).set(1.1)` and numpy-style code expect it):
+    truncated toward zero, OverflowError outside the dtype's range, ValueError for NaN."""
+    if dtype.kind == "b":
+        return builtins.bool(value)
+    if value != value:
+        raise ValueError(f"cannot convert float NaN to integer (assigning into a {dtype} array)")
+    if value in (float("inf"), float("-inf")):
+        raise OverflowError(f"cannot convert float infinity to integer (assigning into a {dtype} array)")
+    value = int(value)
+    info = np.iinfo(dtype.np)
+    if not info.min <= value <= info.max:
+        raise OverflowError(f"Python integer {value} out of bounds for {dtype.name}")
+    return value
 
 
 def setitem(x, key, value):
@@ -213,12 +234,14 @@ def setitem(x, key, value):
     vnode = _value_node(x, value)
     if not _is_basic(items):
         from ._advanced_indexing import setitem_advanced
-        return setitem_advanced(x, items, vnode)
+        with _views.write_lock:
+            return setitem_advanced(x, items, vnode)
     axes, out_shape, _ = _plan(x.shape, items)
     _check_assignable(vnode.shape, out_shape)
     if 0 in out_shape:
         return
-    x._rebind(_write_basic(x._node, axes, out_shape, vnode))
+    with _views.write_lock:
+        x._rebind(_write_basic(x._node, axes, out_shape, vnode))
 
 
 def _check_assignable(value_shape, target_shape):

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from . import _dtypes as dt
-from ._devices import all_devices, check_device, default_device
+from ._devices import DeviceTuple, all_devices, check_device, default_device
 
 
 class __array_namespace_info__:
@@ -36,4 +36,4 @@ class __array_namespace_info__:
         return {d.name: d for d in dt.ALL if d in selected}
 
     def devices(self):
-        return tuple(all_devices())
+        return DeviceTuple(all_devices())

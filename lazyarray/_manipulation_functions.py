@@ -216,6 +216,8 @@ def roll(x, /, shift, *, axis=None):
 
 def moveaxis(x, source, destination, /):
     check_array(x)
+    # an extension: lists of axes as well as tuples (numpy, PyTorch, JAX and CuPy accept them)
+    source, destination = (tuple(a) if isinstance(a, list) else a for a in (source, destination))
     src = _axes_tuple(source, x.ndim, "moveaxis")
     dst = _axes_tuple(destination, x.ndim, "moveaxis")
     if len(src) != len(dst):

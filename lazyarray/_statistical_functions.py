@@ -58,7 +58,14 @@ def _extreme(x, axis, keepdims, kind, fname):
     node = x._node
     if x.dtype is dt.bool:
         kind = "or" if kind == "max" else "and"
-    return Array._wrap(_keep(ops.reduce(node, axes, kind), axes, keepdims, x.shape), x.device)
+    out = ops.reduce(node, axes, kind)
+    if x.dtype.kind == "f":
+        # XLA's CPU backend (jaxlib 0.10.2) drops NaN from min/max reductions of a few thousand
+        # elements or more (jnp.min too), where the standard and numpy propagate it: a NaN
+        # anywhere in the selection makes the result NaN, computed as its own reduction.
+        has_nan = ops.reduce(ops.compare(node, node, "NE"), axes, "or")
+        out = ops.select(has_nan, ops.constant(np.nan, x.dtype, out.shape), out)
+    return Array._wrap(_keep(out, axes, keepdims, x.shape), x.device)
 
 
 def max(x, /, *, axis=None, keepdims=False):

@@ -1,0 +1,280 @@
+"""Extensions beyond the standard that consumers rely on (SciPy, array-api-extra), each compared
+with numpy; the namespaces of earlier versions (`__array_namespace__(api_version=...)`); and
+min/max reductions that keep NaN where XLA's CPU reduction drops it."""
+import numpy as np
+import pytest
+
+import lazyarray as xp
+
+
+def _np(x):
+    return np.asarray(x)
+
+
+# ---------------------------------------------------------------- full with a 0-D array
+
+@pytest.mark.parametrize("fill, dtype", [(2.5, None), (3, None), (True, None), (2.5, xp.float32),
+                                         (7, xp.float64), (1 + 2j, None)])
+def test_full_with_0d_array_fill(fill, dtype):
+    f = xp.asarray(fill)
+    got = xp.full((2, 3), f, dtype=dtype)
+    want = np.full((2, 3), np.asarray(fill), dtype=None if dtype is None else dtype.np)
+    assert got.dtype.np == want.dtype
+    np.testing.assert_array_equal(_np(got), want)
+
+
+def test_full_with_0d_array_fill_stays_lazy_and_follows_writes():
+    f = xp.asarray(1.0)
+    f2 = f * 3
+    got = xp.full(4, f2)
+    assert got._node.op is not None  # nothing was read
+    np.testing.assert_array_equal(_np(got), np.full(4, 3.0))
+    np.testing.assert_array_equal(_np(xp.full_like(xp.ones(2), xp.asarray(5))), np.full(2, 5.0))
+
+
+def test_full_rejects_non_0d_array_and_complex_into_real():
+    with pytest.raises(ValueError, match="0-D"):
+        xp.full(3, xp.ones(2))
+    with pytest.raises(TypeError):
+        xp.full(3, xp.asarray(1j), dtype=xp.float64)
+
+
+def test_full_with_numpy_scalar():
+    np.testing.assert_array_equal(_np(xp.full(2, np.float32(1.5))), np.full(2, np.float32(1.5)).astype(float))
+
+
+# ---------------------------------------------------------------- array methods
+
+def test_array_methods_match_numpy():
+    a = np.arange(24.0).reshape(2, 3, 4) - 7.5
+    x = xp.asarray(a)
+    np.testing.assert_array_equal(_np(x.reshape(4, 6)), a.reshape(4, 6))
+    np.testing.assert_array_equal(_np(x.reshape((6, -1))), a.reshape((6, -1)))
+    for name in ("sum", "prod", "mean", "max", "min", "any", "all"):
+        for axis in (None, 0, (0, 2), -1):
+            np.testing.assert_allclose(_np(getattr(x, name)(axis=axis)), getattr(a, name)(axis=axis))
+        np.testing.assert_allclose(_np(getattr(x, name)(axis=1, keepdims=True)),
+                                   getattr(a, name)(axis=1, keepdims=True))
+    assert int(x.argmax()) == a.argmax() and int(x.argmin()) == a.argmin()
+    np.testing.assert_array_equal(_np(x.argmax(axis=1)), a.argmax(axis=1))
+    np.testing.assert_array_equal(_np(x.flatten()), a.flatten())
+    np.testing.assert_array_equal(_np(x.ravel()), a.ravel())
+    np.testing.assert_array_equal(_np(x.clip(-1, 3)), a.clip(-1, 3))
+    b = np.ones((1, 3, 1))
+    assert xp.asarray(b).squeeze().shape == b.squeeze().shape
+    assert xp.asarray(b).squeeze(axis=0).shape == b.squeeze(axis=0).shape
+    c = np.asarray([1 + 2j, 3 - 1j])
+    np.testing.assert_array_equal(_np(xp.asarray(c).conj()), c.conj())
+    assert xp.asarray(2.5).item() == np.asarray(2.5).item()
+    assert type(xp.asarray(3).item()) is int
+    assert x.tolist() == a.tolist()
+    assert x.sum(dtype=xp.float32).dtype is xp.float32
+
+
+def test_flatten_is_a_copy_ravel_a_view():
+    x = xp.reshape(xp.arange(6), (2, 3))
+    f, r = x.flatten(), x.ravel()
+    x[0, 0] = 100
+    assert int(f[0]) == 0 and int(r[0]) == 100
+
+
+# ---------------------------------------------------------------- isdtype with numpy dtypes
+
+@pytest.mark.parametrize("npdtype", [np.float64, np.dtype("float32"), np.int8, np.dtype("uint64"),
+                                     np.bool_, np.complex128])
+@pytest.mark.parametrize("kind", ["bool", "signed integer", "unsigned integer", "integral",
+                                  "real floating", "complex floating", "numeric"])
+def test_isdtype_accepts_numpy_dtypes(npdtype, kind):
+    assert xp.isdtype(npdtype, kind) == np.isdtype(np.dtype(npdtype), kind)
+    ours = xp.asarray(np.zeros(1, npdtype)).dtype
+    assert xp.isdtype(ours, npdtype) and xp.isdtype(npdtype, ours)
+
+
+def test_isdtype_numpy_dtype_outside_the_standard_and_junk():
+    assert xp.isdtype(np.float16, "real floating") is False
+    with pytest.raises(TypeError):
+        xp.isdtype("float64", "real floating")
+
+
+# ---------------------------------------------------------------- linspace, arange
+
+@pytest.mark.parametrize("start, stop, num, endpoint", [(0, 10, 7, True), (-5, 3, 7, True),
+                                                       (0.5, 9.9, 5, False), (10, -3, 6, True),
+                                                       (2, 2, 1, True)])
+@pytest.mark.parametrize("dtype", [xp.int64, xp.int32, xp.uint8])
+def test_linspace_integer_dtype(start, stop, num, endpoint, dtype):
+    if dtype is xp.uint8 and min(start, stop) < 0:
+        return
+    got = xp.linspace(start, stop, num, dtype=dtype, endpoint=endpoint)
+    want = np.linspace(start, stop, num, dtype=dtype.np, endpoint=endpoint)
+    assert got.dtype is dtype
+    np.testing.assert_array_equal(_np(got), want)
+
+
+def test_linspace_with_0d_array_bounds():
+    got = xp.linspace(xp.asarray(-1.0), xp.asarray(3.0), 9)
+    np.testing.assert_allclose(_np(got), np.linspace(np.asarray(-1.0), np.asarray(3.0), 9))
+    got = xp.linspace(np.float64(0.0), np.float64(1.0), 3)
+    np.testing.assert_allclose(_np(got), np.linspace(0.0, 1.0, 3))
+
+
+@pytest.mark.parametrize("args", [(3,), (1.0, 4), (2, 11, 3), (5, -1, -2.5)])
+def test_arange_with_0d_array_bounds(args):
+    got = xp.arange(*(xp.asarray(a) for a in args))
+    want = np.arange(*(np.asarray(a) for a in args))
+    assert got.dtype.np == want.dtype
+    np.testing.assert_allclose(_np(got), want)
+
+
+# ---------------------------------------------------------------- moveaxis, format, indexing
+
+@pytest.mark.parametrize("src, dst", [([0, 1], [2, 0]), ([0], [-1]), ([], []), ([2, 0], (0, 1))])
+def test_moveaxis_with_lists(src, dst):
+    a = np.arange(24).reshape(2, 3, 4)
+    np.testing.assert_array_equal(_np(xp.moveaxis(xp.asarray(a), src, dst)), np.moveaxis(a, src, dst))
+
+
+@pytest.mark.parametrize("value, spec", [(3.14159, ".3f"), (2.5, "e"), (7, ">4d"), (7, ""),
+                                         (True, ""), (1.5, "")])
+def test_format_of_0d_array(value, spec):
+    assert format(xp.asarray(value), spec) == format(np.asarray(value), spec)
+
+
+def test_format_of_nd_array():
+    assert format(xp.asarray([1.0, 2.0]), "") == format(np.asarray([1.0, 2.0]), "")
+    with pytest.raises(TypeError):
+        format(xp.asarray([1.0, 2.0]), ".3f")
+
+
+@pytest.mark.parametrize("key", [[1, 3], [-1, 0, 0], [True, False, True, False, True], [],
+                                 ([0, 1], slice(None)), (slice(None), [2, 0])])
+def test_index_given_as_a_list(key):
+    a = np.arange(20).reshape(5, 4) if isinstance(key, tuple) else np.arange(5)
+    np.testing.assert_array_equal(_np(xp.asarray(a)[key]), a[key])
+    x, b = xp.asarray(a), a.copy()
+    x[key] = -1
+    b[key] = -1
+    np.testing.assert_array_equal(_np(x), b)
+
+
+# ---------------------------------------------------------------- float into an integer array
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int8, np.uint16, np.bool_])
+@pytest.mark.parametrize("value", [1.9, -1.9, 0.0, 0.5, 100.7])
+def test_float_scalar_into_integer_array_casts_like_numpy(dtype, value):
+    a = np.zeros(4, dtype)
+    x = xp.asarray(a)
+    try:
+        a[1:3] = value
+    except OverflowError:
+        with pytest.raises(OverflowError):
+            x[1:3] = value
+        return
+    x[1:3] = value
+    assert x.dtype.np == a.dtype
+    np.testing.assert_array_equal(_np(x), a)
+    x[xp.asarray([True, False, False, True])] = value  # a masked write casts the same way
+    a[[0, 3]] = value
+    np.testing.assert_array_equal(_np(x), a)
+
+
+def test_float_scalar_into_integer_array_errors_like_numpy():
+    for value, error in ((float("nan"), ValueError), (float("inf"), OverflowError), (300.5, OverflowError)):
+        a = np.zeros(2, np.int8)
+        with pytest.raises(error):
+            a[0] = value
+        x = xp.asarray(a)
+        with pytest.raises(error):
+            x[0] = value
+        np.testing.assert_array_equal(_np(x), a)
+
+
+def test_inplace_op_that_changes_dtype_says_cast():
+    x = xp.asarray([2, 4])
+    with pytest.raises(ValueError, match="cast"):
+        x += 1.1
+    np.testing.assert_array_equal(_np(x), [2, 4])
+
+
+# ---------------------------------------------------------------- bool + bool, axis errors
+
+def test_bool_plus_bool_is_logical_or_like_numpy():
+    a, b = np.array([True, False, False, True]), np.array([True, True, False, False])
+    got = xp.asarray(a) + xp.asarray(b)
+    assert got.dtype is xp.bool
+    np.testing.assert_array_equal(_np(got), a + b)
+    np.testing.assert_array_equal(_np(xp.add(xp.asarray(a), False)), a + False)
+    with pytest.raises(TypeError):
+        xp.subtract(xp.asarray(a), xp.asarray(b))  # numpy refuses bool - bool too
+
+
+def test_axis_error_wording_matches_numpy():
+    with pytest.raises(IndexError) as ours:
+        xp.sum(xp.ones(3), axis=10)
+    with pytest.raises(np.exceptions.AxisError) as theirs:
+        np.sum(np.ones(3), axis=10)
+    assert str(ours.value) == str(theirs.value)
+
+
+# ---------------------------------------------------------------- devices()
+
+def test_devices_is_a_tuple_that_concatenates_with_lists():
+    devices = xp.__array_namespace_info__().devices()
+    assert isinstance(devices, tuple) and len(devices) >= 1
+    assert devices + [None] == list(devices) + [None]  # SciPy's test fixture
+    assert [None] + devices == [None] + list(devices)
+    assert devices + (None,) == tuple(devices) + (None,)
+    assert type(devices + (None,)) is tuple
+
+
+# ---------------------------------------------------------------- earlier versions
+
+@pytest.mark.parametrize("version", ["2024.12", "2023.12"])
+def test_namespace_of_an_earlier_version(version):
+    x = xp.asarray([1.0, 2.0])
+    ns = x.__array_namespace__(api_version=version)
+    assert ns is not xp and ns.__array_api_version__ == version
+    assert ns is x.__array_namespace__(api_version=version)  # built once
+    grids = ns.meshgrid(x, x)
+    assert type(grids) is list and len(grids) == 2
+    np.testing.assert_array_equal(_np(grids[0]), np.meshgrid(_np(x), _np(x))[0])
+    assert type(ns.broadcast_arrays(x, xp.ones((3, 1)))) is list
+    info = ns.__array_namespace_info__()
+    assert type(info.devices()) is list and info.devices() == list(xp.__array_namespace_info__().devices())
+    # 2025.12's additions are absent, everything older is there and the same
+    assert not hasattr(ns, "isin") and not hasattr(ns, "broadcast_shapes")
+    assert not hasattr(ns.linalg, "eig") and ns.linalg.inv is xp.linalg.inv
+    assert ns.sum is xp.sum and ns.float64 is xp.float64 and ns.moveaxis is xp.moveaxis
+    if version == "2023.12":
+        assert not hasattr(ns, "diff") and not hasattr(ns, "take_along_axis")
+        assert "max dimensions" not in info.capabilities()
+    else:
+        assert ns.diff is xp.diff and "max dimensions" in info.capabilities()
+
+
+def test_namespace_versions_default_latest_and_unknown():
+    x = xp.ones(2)
+    assert x.__array_namespace__() is xp
+    assert x.__array_namespace__(api_version="2025.12") is xp
+    assert xp.__array_api_version__ == "2025.12"
+    assert type(xp.meshgrid(x, x)) is tuple
+    with pytest.raises(ValueError, match="2020.10"):
+        x.__array_namespace__(api_version="2020.10")
+
+
+# ---------------------------------------------------------------- min/max keep NaN
+
+@pytest.mark.parametrize("n", [5, 4096, 10001])
+@pytest.mark.parametrize("where", ["first", "middle", "last", "none"])
+@pytest.mark.parametrize("interpret_first", [0, 2])
+def test_min_max_propagate_nan_at_every_size(n, where, interpret_first, monkeypatch):
+    """XLA's CPU reduction drops NaN from 4096 elements on (0: the compiled tier at once)."""
+    monkeypatch.setattr(xp.config, "interpret_first", interpret_first)
+    a = np.arange(n, dtype=np.float64)[::-1].copy()
+    if where != "none":
+        a[{"first": 0, "middle": n // 2, "last": n - 1}[where]] = np.nan
+    x = xp.asarray(a)
+    for f in ("min", "max"):
+        np.testing.assert_array_equal(_np(getattr(xp, f)(x)), getattr(np, f)(a))
+        b = np.stack([a, a[::-1]])
+        np.testing.assert_array_equal(_np(getattr(xp, f)(xp.asarray(b), axis=1)), getattr(np, f)(b, axis=1))
