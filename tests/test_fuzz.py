@@ -65,6 +65,10 @@ def test_compare_exact_and_tolerances():
     sub = np.array([np.finfo(np.float64).smallest_subnormal])
     assert compare(sub, np.zeros(1)) is None
     assert compare(np.array([3], np.int8), np.array([4], np.int8))[0] == "value"
+    # single precision went into a float64 value: single precision's tolerance
+    third = np.array([np.float32(-1 / 3)], np.float64)
+    assert compare(np.array([-1 / 3]), third, cls=2, mag=1.0)[0] == "value"
+    assert compare(np.array([-1 / 3]), third, cls=2, mag=1.0, lowp=True) is None
     c = np.array([1 + 1e-17j])
     assert compare(np.array([1 + 0j]), c, cls=1) is None
     assert compare(np.array([1 + 0j]), c, cls=0)[0] == "value"
@@ -101,7 +105,7 @@ def test_finds_and_shrinks_a_planted_bug():
              Line("v3 = xp.add(v0, 3)", ("v3",)),
              Line("v4 = xp.add(v1, v1)", ("v4",)),
              Line("v3", ("v3",), read="array")]
-    program = Program(lines, {"v2": (1, 2.0)})
+    program = Program(lines, {"v2": (1, 2.0, False)})
     bad = _OffByOneAdd()
     assert not check(program, subject=REF).mismatches          # the reference agrees with itself
     out = check(program, subject=bad)

@@ -92,7 +92,7 @@ class Line:
 @dataclass
 class Program:
     lines: list
-    tol: dict = field(default_factory=dict)   # var -> (class, magnitude), the most reached
+    tol: dict = field(default_factory=dict)   # var -> (class, magnitude, single precision went in)
 
     def python(self):
         body = "\n".join(ln.python() for ln in self.lines)
@@ -340,6 +340,9 @@ class Gen:
         # tolerance classes
         lv_in = [self.level[v] for v in inputs if v in self.level]
         mag_in = [self.mag[v] for v in inputs if v in self.mag]
+        # single precision went in: compare with single precision's tolerance
+        lowp = any(v in self.ns and (self.dt(v) in ("float32", "complex64") or self.tol.get(v, (0, 0, False))[2])
+                   for v in inputs) or any(t in self.tol and self.tol[t][2] for t in targets)
         for t in targets:
             a = self.ns[t]._array
             fin = np.abs(a[np.isfinite(a)]) if a.size else np.zeros(0)
@@ -368,8 +371,9 @@ class Gen:
             for g in group:
                 self.level[g] = max(self.level.get(g, 0), lv)
                 self.mag[g] = max(self.mag.get(g, 0.0), mag)
-                old = self.tol.get(g, (0, 0.0))
-                self.tol[g] = (max(old[0], self.level[g]), max(old[1], self.mag[g]))
+                old = self.tol.get(g, (0, 0.0, False))
+                self.tol[g] = (max(old[0], self.level[g]), max(old[1], self.mag[g]),
+                               old[2] or lowp)
         self.lines.append(Line(code, tuple(targets)))
         if len(self.vars) > self.max_vars:          # forget the oldest: keeps programs focused
             self.vars.pop(0)

@@ -104,9 +104,13 @@ def execute(program, xp, mode):
     return seen, None
 
 
-def compare(ref, got, cls=0, mag=0.0):
-    """None when got matches ref under tolerance class cls, else what differs."""
+def compare(ref, got, cls=0, mag=0.0, lowp=False):
+    """None when got matches ref under tolerance class cls, else what differs. lowp: single
+    precision values went into an inexact (class 1 or 2) value: single precision's tolerance."""
     r, g = np.asarray(ref), np.asarray(got)
+    rtol_name = r.dtype.name
+    if lowp and cls in (1, 2):
+        cls, rtol_name = 2, "float32"
     if r.shape != g.shape:
         return "shape", f"shape {g.shape}, numpy {r.shape}"
     if r.dtype != g.dtype:
@@ -125,11 +129,11 @@ def compare(ref, got, cls=0, mag=0.0):
             far = np.abs(g - r) > 4 * np.finfo(r.dtype).eps * np.abs(r)
         bad = b1 | b2 | (np.isfinite(r) & np.isfinite(g) & far & (cls == 1))
     elif r.dtype.kind == "c":
-        b1 = _float_bad(r.real, g.real, cls, mag, r.dtype.name)
-        b2 = _float_bad(r.imag, g.imag, cls, mag, r.dtype.name)
+        b1 = _float_bad(r.real, g.real, cls, mag, rtol_name)
+        b2 = _float_bad(r.imag, g.imag, cls, mag, rtol_name)
         bad = b1 | b2
     else:
-        bad = _float_bad(r, g, cls, mag, r.dtype.name)
+        bad = _float_bad(r, g, cls, mag, rtol_name)
     if not np.any(bad):
         return None
     at = tuple(int(i) for i in np.argwhere(bad)[0]) if r.ndim else ()
@@ -179,9 +183,9 @@ def check(program, interpret_first=None, modes=("lazy", "eager"), subject=lazy_x
                 seen, err = execute(program, subject, mode)
         for key, got in seen.items():
             var = key[2] if key[0] != "final" else key[1]
-            cls, mag = program.tol.get(var, (0, 0.0))
+            cls, mag, lowp = program.tol.get(var, (0, 0.0, False))
             out.reads += 1
-            diff = compare(ref[key], got, cls, mag)
+            diff = compare(ref[key], got, cls, mag, lowp)
             if diff:
                 out.mismatches.append((mode, diff[0], f"{_where(program, key)}: {diff[1]}"))
                 break
