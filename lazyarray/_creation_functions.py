@@ -261,11 +261,12 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
         dtype = dt.DEFAULT_COMPLEX if is_complex else dt.DEFAULT_FLOAT
     dtype = dt.as_dtype(dtype)
     if dtype.kind in "iu":
-        # An extension (numpy, PyTorch, JAX and CuPy accept it): computed in the default float,
-        # then rounded toward -inf, as numpy does
-        out = linspace(start, stop, num, dtype=dt.DEFAULT_FLOAT, device=device, endpoint=endpoint)
-        floored = ops.elementwise("stablehlo.floor", out._node)
-        return Array._wrap(ops.convert(floored, dtype), out.device)
+        # An extension (numpy, PyTorch, JAX and CuPy accept it), computed by numpy on the host:
+        # floor(start + i * step) in float64 with numpy's two roundings. On the device XLA may
+        # fuse i * step + start into one FMA, and the floor turns that last bit into a whole 1.
+        start, stop = (_scalar_of(v, "linspace") for v in (start, stop))
+        host = np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype.np)
+        return from_host(host, check_device(device))
     if dtype.kind not in "fc":
         raise TypeError(f"linspace: dtype must be numeric, got {dtype}")
     device = check_device(device)

@@ -7,6 +7,13 @@ import pytest
 import lazyarray as xp
 
 
+@pytest.fixture(autouse=True, params=["compiled", "interpreted"])
+def tier(request, monkeypatch):
+    """Every test in both tiers: compiled at first sight, and the numpy interpreter."""
+    monkeypatch.setattr(xp.config, "interpret_first", 0 if request.param == "compiled" else 2)
+    return request.param
+
+
 def _np(x):
     return np.asarray(x)
 
@@ -266,10 +273,8 @@ def test_namespace_versions_default_latest_and_unknown():
 
 @pytest.mark.parametrize("n", [5, 4096, 10001])
 @pytest.mark.parametrize("where", ["first", "middle", "last", "none"])
-@pytest.mark.parametrize("interpret_first", [0, 2])
-def test_min_max_propagate_nan_at_every_size(n, where, interpret_first, monkeypatch):
-    """XLA's CPU reduction drops NaN from 4096 elements on (0: the compiled tier at once)."""
-    monkeypatch.setattr(xp.config, "interpret_first", interpret_first)
+def test_min_max_propagate_nan_at_every_size(n, where):
+    """XLA's CPU reduction drops NaN from 4096 elements on."""
     a = np.arange(n, dtype=np.float64)[::-1].copy()
     if where != "none":
         a[{"first": 0, "middle": n // 2, "last": n - 1}[where]] = np.nan
