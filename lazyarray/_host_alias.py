@@ -27,6 +27,7 @@ import sys
 import numpy as np
 
 from . import _engine
+from ._views import write_lock
 from ._graph import leaf_from_host
 
 _OURS = 2  # sys.getrefcount of an alias's array when only the alias holds it (+1 for the call)
@@ -72,18 +73,23 @@ def export(x, aliased_cls):
     """The numpy array that aliases x (the same one for repeated calls while it lives)."""
     _sweep()
     root = _root(x)
-    fam = _families.get(id(root))
-    if fam is not None:
-        flush(root)
-        for a in fam.aliases:
-            if a.holder is x:
-                return a.host  # kept equal to x by flush/after_write
-    node = x._node
-    host = _engine.to_numpy(node, x._device, "numpy")  # a copy we own; node is now realized
-    fam = _families.get(id(root))
-    if fam is None:
-        fam = _families[id(root)] = _Family(type(root))
-        root.__class__ = aliased_cls
+    with write_lock:
+        fam = _families.get(id(root))
+        if fam is not None:
+            flush(root)
+            for a in fam.aliases:
+                if a.holder is x:
+                    return a.host  # kept equal to x by flush/after_write
+        node = x._node
+        host = _engine.to_numpy(node, x._device, "numpy")  # a copy we own; node is now realized
+        fam = _families.get(id(root))
+        if fam is None:
+            fam = _families[id(root)] = _Family(type(root))
+            root.__class__ = aliased_cls
+        return _add_alias(fam, x, node, host)
+
+
+def _add_alias(fam, x, node, host):
     readonly = _readonly(x)
     if readonly:  # as numpy's array of a read-only view: a write raises at once
         host.flags.writeable = False
@@ -110,18 +116,28 @@ def _agrees(host, node):
 
 def flush(root):
     """Take in what was written into the family's host aliases; forget those nobody holds."""
-    fam = _families.get(id(root))
-    if fam is None or fam.busy:
+    if id(root) not in _families:
         return
+    with write_lock:  # (busy: this thread is inside the family's flush already)
+        fam = _families.get(id(root))
+        if fam is not None and not fam.busy:
+            _flush(root, fam)
+
+
+def _flush(root, fam):
     fam.busy = True
     try:
+        taken = False
         for a in list(fam.aliases):
             if not _agrees(a.host, a.node):
                 leaf = leaf_from_host(a.host.copy(), a.host.shape, a.node.dtype)
                 a.holder._rebind(leaf)
                 a.node = leaf
-                _refresh(fam, skip=a)
-            if sys.getrefcount(a.host) <= _OURS:
+                taken = True
+        if taken:
+            _refresh(fam)
+        for a in list(fam.aliases):  # (one dropped just now may hold writes: the next flush takes them)
+            if sys.getrefcount(a.host) <= _OURS and _agrees(a.host, a.node):
                 fam.aliases.remove(a)
         if not fam.aliases:
             del _families[id(root)]
@@ -132,29 +148,45 @@ def flush(root):
 
 def after_write(root):
     """The family was written through lazyarray: copy the new values into its host aliases."""
-    fam = _families.get(id(root))
-    if fam is None or fam.busy:
+    if id(root) not in _families:
         return
-    fam.busy = True
-    try:
-        _refresh(fam, skip=None)
-    finally:
-        fam.busy = False
+    with write_lock:
+        fam = _families.get(id(root))
+        if fam is None or fam.busy:
+            return
+        fam.busy = True
+        try:
+            _refresh(fam)
+        finally:
+            fam.busy = False
 
 
-def _refresh(fam, skip):
+def _refresh(fam):
+    """Copy into each host alias the elements of its holder that changed since they last agreed.
+    Only those: the rest of the numpy array may hold writes not yet taken in (another thread may
+    be filling it right now), which a whole copy would undo."""
     for a in fam.aliases:
-        if a is skip:
-            continue
         node = a.holder._node
-        value = _engine.to_numpy(node, a.holder._device, "numpy alias")
-        if a.readonly:
-            a.host.flags.writeable = True
-            a.host[...] = value
-            a.host.flags.writeable = False
-        elif a.host.flags.writeable:
-            a.host[...] = value
+        if node is a.node:
+            continue
+        new = _engine.to_numpy(node, a.holder._device, "numpy alias")
+        old = _value_view(a.node)
+        changed = _differs(new, old)
+        if changed.any():
+            if a.readonly:
+                a.host.flags.writeable = True
+            a.host[changed] = new[changed]
+            if a.readonly:
+                a.host.flags.writeable = False
         a.node = node
+
+
+def _differs(new, old):
+    """Element mask where two arrays of one shape and dtype differ bitwise."""
+    size = new.dtype.itemsize
+    a = np.ascontiguousarray(new).reshape(-1).view(np.uint8).reshape(-1, size)
+    b = np.ascontiguousarray(old).reshape(-1).view(np.uint8).reshape(-1, size)
+    return (a != b).any(axis=1).reshape(new.shape)
 
 
 def _sweep():

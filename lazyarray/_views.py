@@ -14,7 +14,14 @@ to the buffer it aliases (a plain array is C-contiguous).
 """
 from __future__ import annotations
 
+import threading
+
 from . import _ops as ops
+
+# Every read-modify-write of an array family's value (a write through a view, __setitem__, taking
+# in a numpy alias's writes) holds this lock, so threads writing disjoint parts of one array (as
+# numpy allows: SciPy's ndimage threads fill `out[i]` each) never lose each other's writes.
+write_lock = threading.RLock()
 
 
 def contiguous_strides(shape):

@@ -118,3 +118,47 @@ def test_alias_of_a_read_only_view_is_read_only_and_follows_the_base():
         h[0, 0] = 5.0
     base[0] = 4.0
     np.testing.assert_array_equal(h, [[4.0, 1.0, 1.0]] * 2)
+
+
+def test_threads_filling_rows_through_numpy_aliases():
+    """SciPy's ndimage threading test: each thread fills np.asarray(out[i]) of one array."""
+    import threading
+    n, m = 8, 20000
+    out = xp.zeros((n, m))
+
+    def fill(i):
+        for _ in range(3):
+            h = np.asarray(out[i, ...])
+            h[...] = np.full(m, float(i + 1))
+            del h
+
+    threads = [threading.Thread(target=fill, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    want = np.repeat(np.arange(1.0, n + 1)[:, None], m, axis=1)
+    np.testing.assert_array_equal(np.asarray(out, copy=True), want)
+
+
+def test_threads_writing_disjoint_parts_of_one_array():
+    import threading
+    n = 8
+    x = xp.zeros((n, 16))
+    y = xp.zeros((n, 16))
+
+    def work(i):
+        for k in range(10):
+            x[i, k] = float(i)           # __setitem__ on the base
+            row = y[i]                   # a write through a view
+            row += 1.0
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    want_x = np.zeros((n, 16))
+    want_x[:, :10] = np.arange(n)[:, None]
+    np.testing.assert_array_equal(np.asarray(x, copy=True), want_x)
+    np.testing.assert_array_equal(np.asarray(y, copy=True), np.full((n, 16), 10.0))
