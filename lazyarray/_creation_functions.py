@@ -367,3 +367,18 @@ def tril(x, /, *, k=0):
 
 def triu(x, /, *, k=0):
     return _tri(x, operator.index(k), False)
+
+
+def logspace(start, stop, /, num=50, *, endpoint=True, base=10.0, dtype=None, device=None):
+    """An extension (numpy, PyTorch, JAX and CuPy have it; SciPy's tests call it): `base **
+    linspace(start, stop, num)`, numpy's definition. An integer dtype truncates, as numpy's."""
+    from ._elementwise_functions import FUNCTIONS
+    target = None if dtype is None else dt.as_dtype(dtype)
+    work = target if target is not None and target.kind in "fc" else None
+    y = linspace(start, stop, num, dtype=work, device=device, endpoint=endpoint)
+    if isinstance(base, (Array, np.generic, np.ndarray)) and np.ndim(base) != 0:
+        raise TypeError("logspace: base must be a scalar (numpy's array-valued base is not supported)")
+    out = FUNCTIONS["pow"](_scalar_of(base, "logspace") if not isinstance(base, Array) else base, y)
+    if target is not None and out.dtype is not target:
+        out = Array._wrap(ops.convert(out._node, target), out.device)
+    return out

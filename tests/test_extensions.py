@@ -283,3 +283,16 @@ def test_min_max_propagate_nan_at_every_size(n, where):
         np.testing.assert_array_equal(_np(getattr(xp, f)(x)), getattr(np, f)(a))
         b = np.stack([a, a[::-1]])
         np.testing.assert_array_equal(_np(getattr(xp, f)(xp.asarray(b), axis=1)), getattr(np, f)(b, axis=1))
+
+
+# ---------------------------------------------------------------- logspace
+
+@pytest.mark.parametrize("args, kwargs", [((-3, 0, 10), {}), ((0, 3), {"num": 4, "base": 2.0}),
+                                          ((1, 2, 5), {"endpoint": False}), ((2, -1, 7), {}),
+                                          ((0, 2, 3), {"dtype": xp.float32}),
+                                          ((0, 2, 3), {"dtype": xp.int64}), ((0, 1, 0), {})])
+def test_logspace_matches_numpy(args, kwargs):
+    got = xp.logspace(*args, **kwargs)
+    want = np.logspace(*args, **{k: getattr(v, "np", v) for k, v in kwargs.items()})
+    assert got.dtype.np == want.dtype
+    np.testing.assert_allclose(_np(got), want, rtol=1e-6 if got.dtype is xp.float32 else 1e-13)
