@@ -16,6 +16,38 @@ from ._ops import primitive
 E = ops.elementwise
 
 
+# ---------------------------------------------------------------- order keys
+
+_INT_OF = {32: dt.int32, 64: dt.int64}
+
+
+def _float_bits(node):
+    """(bits as a signed integer, magnitude bits) of a real floating node."""
+    ity = _INT_OF[node.dtype.bits]
+    bits = E("stablehlo.bitcast_convert", node, dtype=ity)
+    magnitude_mask = ops.constant(np.iinfo(ity.np).max, ity, node.shape)
+    return bits, E("stablehlo.and", bits, magnitude_mask)
+
+
+def order_key(node, nan="high"):
+    """An integer key with the order of a real floating node's values, computed from their bits.
+
+    XLA's CPU backend treats subnormal inputs of a float comparison as zero (denormals-are-zero),
+    so float compares would call 1.4e-45 equal to 0 where numpy (and the interpreter tier) do
+    not; an index answer (searchsorted, argmax) would then be off by whole positions. The key is
+    the sign-magnitude value as a two's complement integer: -inf < ... < -subnormal < 0 (both
+    zeros) < subnormal < ... < inf, then every NaN (equal to each other) above (`nan="high"`) or
+    below (`"low"`) every number."""
+    ity = _INT_OF[node.dtype.bits]
+    bits, magnitude = _float_bits(node)
+    zero = ops.constant(0, ity, node.shape)
+    key = ops.select(ops.compare(bits, zero, "LT"), E("stablehlo.subtract", zero, magnitude), magnitude)
+    inf_bits = np.asarray(np.inf, node.dtype.np).view(ity.np).item()
+    is_nan = ops.compare(magnitude, ops.constant(inf_bits, ity, node.shape), "GT")
+    info = np.iinfo(ity.np)
+    return ops.select(is_nan, ops.constant(info.max if nan == "high" else info.min, ity, node.shape), key)
+
+
 # ---------------------------------------------------------------- argmax / argmin
 
 def _cmp(e, a, b, direction):
@@ -63,6 +95,9 @@ def _arg_extreme(x, axis, keepdims, kind, fname):
     node = x._node
     if node.dtype is dt.bool:
         node = ops.convert(node, dt.uint8)
+    elif node.dtype.kind == "f":
+        # order keys: subnormals stay apart from 0 on XLA's CPU; NaN wins, as in numpy
+        node = order_key(node, nan="high" if kind == "max" else "low")
     if axis is None:
         node = ops.reshape(node, (x.size,))
         ax = 0
@@ -91,7 +126,12 @@ def argmin(x, /, *, axis=None, keepdims=False):
 def count_nonzero(x, /, *, axis=None, keepdims=False):
     check_array(x)
     axes = normalize_axes(axis, x.ndim)
-    ones = ops.convert(ops.convert(x._node, dt.bool), dt.int64)
+    node = x._node
+    if node.dtype.kind == "f":
+        # nonzero magnitude bits: a subnormal counts (XLA's CPU compares it equal to 0)
+        _, magnitude = _float_bits(node)
+        node = ops.compare(magnitude, ops.constant(0, magnitude.dtype, node.shape), "NE")
+    ones = ops.convert(ops.convert(node, dt.bool), dt.int64)
     out = ops.reduce(ones, axes, "add")
     if keepdims:
         out = ops.reshape(out, tuple(1 if i in axes else n for i, n in enumerate(x.shape)))
@@ -137,6 +177,10 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
     if dtype.kind == "c":
         raise TypeError("searchsorted: complex values have no order")
     keys = ops.convert(x1._node, dtype)
+    if dtype.kind == "f":
+        # compared as order keys (see order_key): subnormal neighbours of a value stay apart
+        # from it on XLA's CPU; NaN sorts above every number, as in sort
+        keys, values = order_key(keys), order_key(values)
     n = x1.shape[0]
     if sorter is not None:
         check_array(sorter, "sorter")
