@@ -279,3 +279,22 @@ def test_logspace_matches_numpy(args, kwargs):
     want = np.logspace(*args, **{k: getattr(v, "np", v) for k, v in kwargs.items()})
     assert got.dtype.np == want.dtype
     np.testing.assert_allclose(_np(got), want, rtol=1e-6 if got.dtype is xp.float32 else 1e-13)
+
+
+# ---------------------------------------------------------------- numpy scalars in sequences
+
+@pytest.mark.parametrize("seq", [[np.int32(1), np.int32(2)], [[np.float32(1)], [np.float32(2)]],
+                                 [1, np.int32(2)], [np.uint8(3), 1.5], [True, np.bool_(False)],
+                                 [np.int16(-4), np.int8(2)], [np.complex64(1j)]])
+def test_asarray_of_a_sequence_with_numpy_scalars_infers_like_numpy(seq):
+    got, want = xp.asarray(seq), np.asarray(seq)
+    assert got.dtype.np == want.dtype
+    np.testing.assert_array_equal(_np(got), want)
+
+
+def test_asarray_of_a_sequence_with_0d_arrays_keeps_their_dtype():
+    got = xp.asarray([xp.asarray(1, dtype=xp.int32), xp.asarray(3, dtype=xp.int32)])
+    want = np.asarray([np.asarray(1, np.int32), np.asarray(3, np.int32)])
+    assert got.dtype.np == want.dtype
+    np.testing.assert_array_equal(_np(got), want)
+    assert xp.asarray([1, 2]).dtype is xp.int64 and xp.asarray([1.0, 2]).dtype is xp.float64
