@@ -20,6 +20,7 @@ never depends on their absence.
 """
 from __future__ import annotations
 
+import functools
 import types
 
 LATEST = "2025.12"
@@ -76,9 +77,9 @@ def _build(latest, version):
 
 
 def _as_list(function):
+    @functools.wraps(function)  # (inspect.signature follows __wrapped__: the same signature)
     def listed(*args, **kwargs):
         return list(function(*args, **kwargs))
-    listed.__name__ = listed.__qualname__ = function.__name__
     listed.__doc__ = f"{function.__name__}, returning a list (the standard before 2025.12)."
     return listed
 

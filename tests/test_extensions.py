@@ -298,3 +298,10 @@ def test_asarray_of_a_sequence_with_0d_arrays_keeps_their_dtype():
     assert got.dtype.np == want.dtype
     np.testing.assert_array_equal(_np(got), want)
     assert xp.asarray([1, 2]).dtype is xp.int64 and xp.asarray([1.0, 2]).dtype is xp.float64
+
+
+def test_earlier_namespace_functions_keep_their_signatures():
+    import inspect
+    ns = xp.ones(1).__array_namespace__(api_version="2024.12")
+    for name in ("meshgrid", "broadcast_arrays"):
+        assert inspect.signature(getattr(ns, name)) == inspect.signature(getattr(xp, name))
