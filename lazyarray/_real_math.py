@@ -132,7 +132,7 @@ class _Builder:
 _EXP = {  # dtype -> (Taylor terms 1/2!.., ln 2 split with k * hi exact, clamp, overflow, underflow, int, bias, mantissa bits)
     dt.float64: ([1.0 / math.factorial(k) for k in range(2, 16)], _LN2_CW, (-746.0, 710.0), 709.8, -745.2,
                  dt.int64, 1023, 52),
-    dt.float32: ([1.0 / math.factorial(k) for k in range(2, 10)], (0.693145751953125, 1.4286067653302226e-06),
+    dt.float32: ([1.0 / math.factorial(k) for k in range(2, 9)], (0.693145751953125, 1.4286067653302226e-06),
                  (-104.0, 89.0), 88.73, -103.98, dt.int32, 127, 23),
 }
 
