@@ -29,6 +29,38 @@ def test_flip_of_0d_array_is_a_copy_as_in_numpy():
 
 
 @in_progress(1)
+def test_write_through_flip_of_0d_array_does_not_reach_the_base():
+    """The other direction: numpy's flipped 0-d result is a copy, so writing it leaves x."""
+    base_np = np.asarray(1, dtype=np.uint32)
+    flipped_np = np.flip(base_np)
+    flipped_np = np.asarray(flipped_np).copy()   # a numpy scalar: writes go to a copy
+    flipped_np[...] = 7
+    x = xp.asarray(1, dtype=xp.uint32)
+    f = xp.flip(x)
+    f[...] = xp.asarray(7, dtype=xp.uint32)
+    assert int(x) == int(base_np) == 1
+
+
+@in_progress(1)
+@pytest.mark.parametrize("view", ["reshape", "permute_dims"])
+def test_failed_in_place_write_into_read_only_view_leaves_the_value(view):
+    """`r ^= 3` on a view of broadcast_to's read-only result raises (as numpy) but the handle
+    keeps the new value: the failed write leaves a trace (issue 9 items 1 and 10). On the
+    broadcast_to result itself the failed write leaves no trace."""
+    n0 = np.asarray([[1, 2], [3, 4]])
+    x0 = xp.asarray(n0)
+    make = {"reshape": lambda a, m: m.reshape(a, (4, 1)),
+            "permute_dims": lambda a, m: m.permute_dims(a, (1, 0))}[view]
+    nr = make(np.broadcast_to(n0, (2, 2)), np)
+    with pytest.raises(ValueError, match="read-only"):
+        nr ^= 3
+    r = make(xp.broadcast_to(x0, (2, 2)), xp)
+    with pytest.raises(ValueError, match="read-only"):
+        r ^= 3
+    np.testing.assert_array_equal(np.asarray(r), nr)
+
+
+@in_progress(1)
 def test_empty_write_into_broadcast_to_raises_read_only():
     """numpy refuses any write into a broadcast_to result, also one that selects nothing."""
     nb = np.broadcast_to(np.ones((1,)), (2, 1))
