@@ -40,6 +40,7 @@ def test_live_arrays_are_never_recycled(fresh, monkeypatch, rng):
 def test_pool_is_bounded(monkeypatch, rng):
     monkeypatch.setattr(_config, "pool_min_bytes", 1024)
     monkeypatch.setattr(_config, "pool_max_bytes", 3 * 8 * 1024)
+    monkeypatch.setattr(_config, "interpret_first", 0)  # device buffers (the interpreter's stay on the host)
     pool.clear()
     arrays = [xp.asarray(rng.standard_normal(1024)) * 2.0 for _ in range(8)]
     xp.evaluate(*arrays)
