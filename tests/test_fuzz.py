@@ -6,10 +6,10 @@ The long run is `bash bin/fuzz.sh N` (tests/fuzz/cli.py). Hypothesis shrinks a f
 short program and prints it as Python (Program.__repr__).
 """
 import numpy as np
-import pytest
 from hypothesis import HealthCheck, given, settings
 
-from fuzz.programs import REF, Line, Program, RefNamespace, programs
+from fuzz.programs import Line, Program, programs
+from fuzz.reference import REF, RefNamespace
 from fuzz.runner import check, compare
 from fuzz.shrink import shrink
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from hypothesis import strategies as st
 
-from .reference import REF, RefArray, RefNamespace, ref_xp  # noqa: F401 (re-exported)
+from .reference import REF, ref_xp
 
 DTYPES = ("float64", "int64", "bool", "float32", "int32", "int8", "uint8", "int16", "uint16",
           "uint32", "uint64", "complex128", "complex64")
