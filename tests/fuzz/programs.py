@@ -26,6 +26,7 @@ simplest choice first so that shrinking moves toward short, plain programs.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -323,7 +324,8 @@ class Gen:
             return
         new = [t for t in targets if t not in self.ns]
         try:
-            with np.errstate(all="ignore"):
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
                 exec(code, self.ns)
         except Exception as e:  # noqa: BLE001 - the reference decides what is valid
             for t in new:

@@ -18,6 +18,7 @@ NaN. The sign of zero is not compared.
 from __future__ import annotations
 
 import re
+import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -70,7 +71,8 @@ def execute(program, xp, mode):
     ns = {"xp": xp}
     seen = {}
     every = mode in ("ref", "eager")
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)   # numpy's mean of an empty slice ...
         for i, line in enumerate(program.lines):
             if line.read:
                 v = line.targets[0]
