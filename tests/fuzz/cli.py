@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+import tempfile
 import time
 import warnings
 from collections import Counter
@@ -33,7 +35,8 @@ def main(argv=None):
     ap.add_argument("--max-lines", type=int, default=25)
     ap.add_argument("--seed", type=int, default=None, help="hypothesis seed (default: random)")
     ap.add_argument("--shrink", type=int, default=12, help="failing programs to reduce at the end")
-    ap.add_argument("--log", default="fuzz-failures.jsonl", help="failing programs, one JSON a line")
+    ap.add_argument("--log", default=os.path.join(tempfile.gettempdir(), "lazyarray-fuzz-failures.jsonl"),
+                    help="failing programs are appended here, one JSON a line (default: %(default)s)")
     ap.add_argument("--progress", type=int, default=500, help="print counts every this many programs")
     a = ap.parse_args(argv)
     tier = {"default": None, "compiled": 0, "interpreted": 1000}[a.tier]
@@ -72,7 +75,7 @@ def main(argv=None):
     print(f"\n== fuzz: tier {a.tier} (interpret_first={tier}), skip={sorted(skip)}, "
           f"{elapsed:.0f} s")
     print(f"programs {counts['programs']}, lines {counts['lines']}, reads compared "
-          f"{counts['reads']}, mismatching programs {counts['mismatching programs']}")
+          f"{counts['reads']}, mismatching programs {counts['mismatching programs']} (logged in {a.log})")
     for k, v in sorted(((k, v) for k, v in counts.items() if isinstance(k, tuple)), key=str):
         print(f"  {k[0]:5s} {k[1]:8s} {v}")
     per_key = Counter()
