@@ -398,6 +398,14 @@ def _fast_path(opname, attrs, kinds):
 _SCALAR_TYPES = (Array, builtins.bool, int, float, complex)
 
 
+def _same_kind(source, target):
+    """numpy's same_kind casting between numbers: integer to integer (int64 -> int32; not to
+    an unsigned type that cannot hold the sign), float to float, complex to complex."""
+    if source.kind in "iu" and target.kind in "iu":
+        return builtins.bool(np.can_cast(source.np, target.np, "same_kind"))
+    return source.kind == target.kind and source.kind in "fc"
+
+
 def _numpy_operand(value, x):
     """numpy on the other side of an operator: a numpy scalar acts as the Python scalar of its
     kind (weakly typed: x * np.float64(2) keeps x's dtype), a numpy array as our array of its
@@ -438,6 +446,11 @@ def _binary(name, fname):
                 return NotImplemented
         result = op(self, other)
         if result.dtype != self.dtype and result.shape == self.shape:
+            if _same_kind(result.dtype, self.dtype):
+                # numpy's in-place rule (same-kind casting: `int32 += int64` stays int32), which
+                # SciPy relies on; the standard leaves it open
+                self._rebind(_ns.astype(result, self.dtype)._node)
+                return self
             # the wording array-api-extra's tests match ("cast")
             raise ValueError(f"in-place {fname} cannot cast its {result.dtype} result to the "
                             f"array's dtype {self.dtype}")

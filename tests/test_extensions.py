@@ -305,3 +305,40 @@ def test_earlier_namespace_functions_keep_their_signatures():
     ns = xp.ones(1).__array_namespace__(api_version="2024.12")
     for name in ("meshgrid", "broadcast_arrays"):
         assert inspect.signature(getattr(ns, name)) == inspect.signature(getattr(xp, name))
+
+
+# ---------------------------------------------------------------- in-place same-kind casting
+
+@pytest.mark.parametrize("target, source", [(np.int32, np.int64), (np.int8, np.int16), (np.uint8, np.uint16),
+                                            (np.int64, np.uint32), (np.float32, np.float64),
+                                            (np.complex64, np.complex128)])
+@pytest.mark.parametrize("op", ["__iadd__", "__imul__", "__isub__"])
+def test_inplace_same_kind_downcast_like_numpy(target, source, op):
+    a = np.asarray([1, 2, 3], target)
+    b = np.asarray([5, 7, 9], source)
+    x = xp.asarray(a)
+    x_alias = x
+    getattr(x, op)(xp.asarray(b))
+    getattr(a, op)(b)
+    assert x is x_alias and x.dtype.np == a.dtype
+    np.testing.assert_array_equal(_np(x), a)
+
+
+def test_inplace_into_a_view_downcasts_like_numpy():
+    a, b = np.zeros(4, np.int32), np.asarray([3, 4], np.int64)
+    x = xp.asarray(a)
+    x[1:3] += xp.asarray(b)
+    a[1:3] += b
+    np.testing.assert_array_equal(_np(x), a)
+
+
+@pytest.mark.parametrize("target, source", [(np.uint8, np.int64), (np.int32, np.float64),
+                                            (np.float64, np.complex128)])
+def test_inplace_other_kinds_still_raise(target, source):
+    with pytest.raises(TypeError):
+        a = np.ones(2, target)
+        a += np.ones(2, source)
+    x = xp.asarray(np.ones(2, target))
+    with pytest.raises(ValueError, match="cast"):
+        x += xp.asarray(np.ones(2, source))
+    np.testing.assert_array_equal(_np(x), np.ones(2, target))
