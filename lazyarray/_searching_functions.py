@@ -212,12 +212,28 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
 
 # ---------------------------------------------------------------- where
 
+def _scalars_dtype(*values):
+    kinds = {type(v) for v in values}
+    if complex in kinds:
+        return dt.DEFAULT_COMPLEX
+    if float in kinds:
+        return dt.DEFAULT_FLOAT
+    if int in kinds:
+        return dt.DEFAULT_INT
+    return dt.bool
+
+
 def where(condition, x1, x2, /):
     check_array(condition, "condition")
     if condition.dtype is not dt.bool:
         raise TypeError(f"where: condition must be a boolean array, got {condition.dtype}")
     if not isinstance(x1, Array) and not isinstance(x2, Array):
-        raise TypeError("where: at least one of x1 and x2 must be an array")
+        if not (is_scalar(x1) and is_scalar(x2)):
+            raise TypeError("where: x1 and x2 must be arrays or Python scalars, got "
+                            f"{type(x1).__name__} and {type(x2).__name__}")
+        # An extension (numpy, PyTorch, JAX and CuPy accept two scalars; SciPy's nsum passes
+        # them): the default dtype of the wider kind, as numpy's `where` gives.
+        x1 = Array._wrap(ops.scalar(x1, _scalars_dtype(x1, x2)), condition._device)
     n1, n2, dtype, shape, device = binary_operands(x1, x2, "where")
     if condition._device != device:
         raise ValueError(f"where: condition is on {condition._device}, the values on {device}")

@@ -342,3 +342,15 @@ def test_inplace_other_kinds_still_raise(target, source):
     with pytest.raises(ValueError, match="cast"):
         x += xp.asarray(np.ones(2, source))
     np.testing.assert_array_equal(_np(x), np.ones(2, target))
+
+
+# ---------------------------------------------------------------- where with two scalars
+
+@pytest.mark.parametrize("x1, x2", [(-0.6931471805599453, 0), (1, 2), (True, False), (1j, 2.0), (3, 0.5)])
+def test_where_with_two_python_scalars(x1, x2):
+    c = np.asarray([True, False, True])
+    got, want = xp.where(xp.asarray(c), x1, x2), np.where(c, x1, x2)
+    assert got.dtype.np == want.dtype
+    np.testing.assert_array_equal(_np(got), want)
+    with pytest.raises(TypeError):
+        xp.where(xp.asarray(c), "a", 1)
