@@ -55,6 +55,7 @@ def clear_cache():
         _sightings.clear()
         _scalar_buffers.clear()
         _unsplit_sites.clear()
+        _variants.clear()
         pool.clear()
 
 
@@ -216,6 +217,17 @@ def _run(plan, outputs, device, site):
         skey = plan.key(outputs)
         key = (device.id, device.platform, skey, donated)
         compiled = _cache.get(key)
+        if compiled is None and donated:
+            # Donation never costs a compile the user waits for: run the plain program (or the
+            # interpreter) with fresh outputs, and build the donating variant in the background
+            # once the plain program exists (the graph is hot: reuse will pay).
+            if (device.id, device.platform, skey, ()) in _cache:
+                compiled = _donating_variant(key, plan, outputs, device, site)
+            if compiled is None:
+                _give_back(recycled, donated, outputs, device)
+                recycled, donated = [], ()
+                key = (device.id, device.platform, skey, ())
+                compiled = _cache.get(key)
         if compiled is None and _config.interpret_first and device.platform == "cpu":
             # (on an accelerator the interpreter would copy every input to the host; its rules were
             # checked against XLA's CPU results)
@@ -247,6 +259,26 @@ def _run(plan, outputs, device, site):
     for node, buf in zip(outputs, results):
         node.realize(buf)
         pool.watch(node, device.id)
+
+
+_variants = {}  # key of a donating variant -> future of its background compile
+
+
+def _donating_variant(key, plan, outputs, device, site):
+    """The donating variant of a cached program once its background compile is done (it is
+    started on the first call), else None."""
+    future = _variants.get(key)
+    if future is None:
+        if len(_variants) > _config.cache_size:
+            _variants.clear()
+        _variants[key] = _compile(key, plan.order, plan.leaves, outputs, device, site, key[3], background=True)
+    elif future is not _COMPILE_FAILED and future.done():
+        if future.exception() is not None:  # (XLA rejected it: the plain program serves)
+            _variants[key] = _COMPILE_FAILED
+            return None
+        del _variants[key]
+        return _install(key, future.result())
+    return None
 
 
 def _give_back(recycled, donated, outputs, device):
@@ -297,7 +329,11 @@ def _compile(key, order, leaves, outputs, device, site, donated, background=Fals
     metrics.cache_misses += 1
     site = format_site(site)
     if _config.explain_misses or _config.max_graphs_per_site:
-        reason = explain_miss(key[2], [k[2] for k in list(_cache)[-64:]])
+        if key[3] and (key[0], key[1], key[2], ()) in _cache:
+            reason = (f"the cached program's variant whose outputs {list(key[3])} reuse dead buffers "
+                      "(donation), built in the background")
+        else:
+            reason = explain_miss(key[2], [k[2] for k in list(_cache)[-64:]])
         metrics.miss_explanations.append(f"{site}: {reason}")
         del metrics.miss_explanations[:-100]
         if _config.explain_misses:

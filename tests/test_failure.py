@@ -107,11 +107,14 @@ def test_failing_execute_leaves_no_trace_and_returns_pool_buffers(fresh, monkeyp
     monkeypatch.setattr(_config, "pool_min_bytes", 1024)
     x_np = rng.standard_normal(1000)
     x = xp.asarray(x_np)
-    for _ in range(2):  # compile the donated variant; leave a dead 8 KB buffer in the pool
+    from lazyarray import _engine
+    for _ in range(3):  # the donated variant compiles in the background; dead 8 KB buffers pool
         y = x * 2.0
         xp.evaluate(y)
         del y
-    assert pool.bytes == 8000
+        _engine.wait_for_compiles()
+    held = pool.bytes
+    assert held >= 8000
     y = x * 2.0
     state = _State(x, y)
     real_execute = _runtime.execute
@@ -123,7 +126,7 @@ def test_failing_execute_leaves_no_trace_and_returns_pool_buffers(fresh, monkeyp
     with pytest.raises(RuntimeError, match="injected execute failure"):
         np.asarray(y)
     state.check()
-    assert pool.bytes == 8000, "the buffer taken for the output was not given back"
+    assert pool.bytes == held, "the buffer taken for the output was not given back"
     monkeypatch.setattr(_runtime, "execute", real_execute)
     np.testing.assert_allclose(np.asarray(y), x_np * 2.0, rtol=1e-15)
 

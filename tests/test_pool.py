@@ -76,3 +76,26 @@ def test_buffers_exported_by_dlpack_are_not_recycled(monkeypatch, rng):
         del b
         gc.collect()
     np.testing.assert_array_equal(view, expected)
+
+
+def test_donation_never_costs_a_foreground_compile(fresh, monkeypatch, rng):
+    """Issue 11's Ridge storm: each new pattern of reused (donated) output buffers compiled the
+    same graph again, in the foreground. Now the plain program runs and the donating variant is
+    built in the background, then used."""
+    from lazyarray import _engine
+    monkeypatch.setattr(_config, "pool_min_bytes", 1024)
+    a = rng.standard_normal((64, 64)) + 64 * np.eye(64)
+    b = rng.standard_normal((64, 256))
+    A, B = xp.asarray(a), xp.asarray(b)
+    want = np.linalg.solve(a, b)
+    for i in range(6):
+        y = xp.linalg.solve(A, B * float(i + 1))  # a LAPACK graph: compiled at first sight
+        xp.evaluate(y)
+        np.testing.assert_allclose(np.asarray(y, copy=True), want * (i + 1), rtol=1e-10)
+        del y
+        gc.collect()
+        _engine.wait_for_compiles()
+    foreground = fresh.compiles - fresh.background_compiles
+    assert foreground == 1, (fresh.compiles, fresh.background_compiles)
+    assert fresh.background_compiles <= 2
+    assert fresh.recycled_buffers >= 1  # the variant did run, reusing dead buffers
