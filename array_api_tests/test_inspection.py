@@ -38,7 +38,7 @@ def test_capabilities():
 
 def test_devices_and_default_device():
     devices = info().devices()
-    assert type(devices) is SEQ_TYPE, f"devices() returns {type(devices).__name__}"
+    assert isinstance(devices, SEQ_TYPE), f"devices() returns {type(devices).__name__}"
     assert len(devices) >= 1
     default = info().default_device()
     if default is not None or not AT_LEAST_2025:
