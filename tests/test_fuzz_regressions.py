@@ -88,3 +88,4 @@ def test_complex_pow_of_zero_base(dtype):
         want = base ** expo
     got = np.asarray(xp.asarray(base) ** xp.asarray(expo))
     np.testing.assert_array_equal(got, want)
+
