@@ -89,3 +89,16 @@ def test_complex_pow_of_zero_base(dtype):
     got = np.asarray(xp.asarray(base) ** xp.asarray(expo))
     np.testing.assert_array_equal(got, want)
 
+
+
+@new_class("compiled atan2(v, v) of a complex constant's part")
+@pytest.mark.parametrize("part,make", [("imag", "ones"), ("real", "zeros"), ("imag", "zeros")])
+def test_compiled_atan2_of_a_complex_constants_part_with_itself(part, make, fresh):
+    """Compiled (interpret_first=0: the `fresh` fixture), atan2(v, v) with v = imag(ones(complex))
+    is NaN; numpy and the interpreter tier give atan2(0, 0) = 0. atan2(a, a) of a plain array is
+    right, and the StableHLO we emit is one atan2 of one operand: XLA's rewrite, presumably."""
+    z = getattr(np, make)((), dtype=np.complex128)
+    v_np = getattr(np, part)(z)
+    want = np.arctan2(v_np, v_np)
+    v = getattr(xp, part)(getattr(xp, make)((), dtype=xp.complex128))
+    assert float(xp.atan2(v, v)) == float(want)
