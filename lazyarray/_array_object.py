@@ -293,9 +293,10 @@ class _View(Array):
         return self._own
 
     def _rebind(self, node):
+        check_writable(self)  # before anything changes: a refused write leaves no trace
         base = self._base
         with _views.write_lock:
-            new_base = self._step.inverse(base._node, node)  # (raises for a read-only view)
+            new_base = self._step.inverse(base._node, node)
             self._own = node
             base._rebind(new_base)
             self._seen = base._node
@@ -325,6 +326,14 @@ class _HostAliased(Array):
         if node.op is not None:
             pending.add(self)
         _host_alias.after_write(self)
+
+
+def check_writable(x):
+    """Raise ValueError when x is, or is a view of, a read-only view (as numpy's flags say)."""
+    while type(x) is _View:
+        if x._step.readonly:
+            x._step.inverse(None, None)  # (raises, naming the function that made it)
+        x = x._base
 
 
 def strides_of(x):

@@ -293,7 +293,14 @@ def _pow(a, b):
         raise TypeError("pow of booleans")
     if a.dtype.kind in "iu":
         return ops.integer_power(a, b)
-    return E("stablehlo.power", a, b)
+    p = E("stablehlo.power", a, b)
+    if a.dtype.kind == "c":
+        # XLA's complex power is exp(b log a): NaN at a == 0, where numpy's (the limit) is 0 for
+        # real(b) > 0 (1 for b == 0, which XLA gives, NaN otherwise)
+        re_b = _real(b)
+        zero_base = E("stablehlo.and", ops.compare(a, _c(0, a), "EQ"), ops.compare(re_b, _c(0, re_b), "GT"))
+        p = ops.select(zero_base, _c(0, p), p)
+    return p
 
 
 def _shift(kind):

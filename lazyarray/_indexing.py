@@ -16,7 +16,7 @@ import numpy as np
 from . import _dtypes as dt
 from . import _ops as ops
 from . import _views
-from ._array_object import Array, _View, strides_of
+from ._array_object import Array, _View, check_writable, strides_of
 
 
 class _Axis:
@@ -229,6 +229,7 @@ def _float_into(value, dtype):
 
 
 def setitem(x, key, value):
+    check_writable(x)  # (also a write that selects nothing, as numpy)
     key = _host_arrays_to_ours(key, x)
     items = _expand(key, x.ndim)
     vnode = _value_node(x, value)

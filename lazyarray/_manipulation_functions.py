@@ -179,6 +179,8 @@ def flip(x, /, *, axis=None):
     axes = tuple(range(x.ndim)) if axis is None else _axes_tuple(axis, x.ndim, "flip")
     if len(set(axes)) != len(axes):
         raise ValueError(f"flip: repeated axis in {axis}")
+    if x.ndim == 0:  # numpy indexes a 0-D array with () and returns a scalar: a copy
+        return Array._wrap(x._node, x.device)
     return make_view(x, _views.Reverse(axes), _views.reversed_strides(strides_of(x), axes))
 
 
