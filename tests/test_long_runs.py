@@ -21,7 +21,11 @@ RSS_TOLERANCE_MIB = 6.0   # allocator noise; a leak of 2 KiB an iteration would 
 
 @pytest.fixture(scope="module")
 def runs():
-    env = dict(os.environ, LAZYARRAY_INTERPRET_FIRST="2", LAZYARRAY_CHECKS="0")
+    # Every graph compiled at first sight, so all compiles fall in the warm-up: with the
+    # interpreter tier a graph compiles once interpreting it has cost as much (ski rental),
+    # which on a loaded machine can land inside the measured window, and a compile's own
+    # memory (25-60 MiB) is not a leak. `python tests/long_runs.py` measures the default tier.
+    env = dict(os.environ, LAZYARRAY_INTERPRET_FIRST="0", LAZYARRAY_CHECKS="0")
     env.pop("LAZYARRAY_CACHE_DIR", None)
     out = subprocess.run([sys.executable, SCRIPT, "--iterations", str(ITERATIONS)], env=env,
                          capture_output=True, text=True, timeout=300)
@@ -39,7 +43,7 @@ def test_memory_stays_flat(runs, mode):
 @pytest.mark.parametrize("mode", ["noread", "read"])
 def test_compiles_bounded(runs, mode):
     r = runs[mode]
-    assert r["compiles_at_end"] <= 8, r
+    assert r["compiles_at_end"] <= 10, r  # (one of them: the forced first compile before measuring)
     assert r["compiles_at_end"] - r["compiles_after_warmup"] <= 2, r  # (the hot loop's fused chunk)
 
 
@@ -47,7 +51,7 @@ def test_compiles_bounded(runs, mode):
 def test_engine_structures_bounded(runs, mode):
     before, after = runs[mode]["sizes_after_warmup"], runs[mode]["sizes_at_end"]
     assert after["pending_refs"] <= 16, after
-    assert after["cache"] <= 8 and after["sightings"] <= 8, after
+    assert after["cache"] <= 10 and after["sightings"] <= 8, after
     assert after["sync_sites"] <= 8 and after["unsplit_sites"] <= 4, after
     assert after["scalar_buffers"] <= 4096, after
     assert after["pool_returned"] == 0, after
