@@ -521,10 +521,14 @@ def _total_order_less(e, a, b):
         nan = e.constant(np.nan, (), v.dtype)
         # -0.0 and 0.0 are equal keys (a stable sort keeps their order): fold -0.0 to +0.0 with a
         # select, since XLA simplifies v + 0.0 away
-        zero = e.constant(0.0, (), v.dtype)
-        iszero = e.op("stablehlo.compare", (v, zero), (), dt.bool,
+        # (zero tested on the bits: XLA's CPU float compare calls subnormals zero)
+        ity = {32: dt.int32, 64: dt.int64}[v.dtype.bits]
+        bits = e.op("stablehlo.bitcast_convert", (v,), (), ity)
+        magnitude = e.op("stablehlo.and", (bits, e.constant(np.iinfo(ity.np).max, (), ity)), (), ity)
+        iszero = e.op("stablehlo.compare", (magnitude, e.constant(0, (), ity)), (), dt.bool,
                       "comparison_direction = #stablehlo<comparison_direction EQ>, "
-                      "compare_type = #stablehlo<comparison_type FLOAT>")
+                      "compare_type = #stablehlo<comparison_type SIGNED>")
+        zero = e.constant(0.0, (), v.dtype)
         v = e.op("stablehlo.select", (iszero, zero, v), (), v.dtype)
         return e.op("stablehlo.select", (isnan, nan, v), (), v.dtype)
     return e.op("stablehlo.compare", (canon(a), canon(b)), (), dt.bool,
