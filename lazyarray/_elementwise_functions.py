@@ -71,6 +71,13 @@ def _complex(re, im):
     return E("stablehlo.complex", re, im, dtype=dt.complex_of(re.dtype))
 
 
+def _is_zero(x):
+    """x == 0 on the bits (XLA's CPU float compare calls subnormals zero)."""
+    ity = {32: dt.int32, 64: dt.int64}[x.dtype.bits]
+    magnitude = E("stablehlo.and", E("stablehlo.bitcast_convert", x, dtype=ity), _c(np.iinfo(ity.np).max, ops.constant(0, ity)))
+    return ops.compare(magnitude, _c(0, magnitude), "EQ")
+
+
 def _signbit(x):
     ity = {32: dt.int32, 64: dt.int64}[x.dtype.bits]
     bits = E("stablehlo.bitcast_convert", x, dtype=ity)
@@ -331,7 +338,12 @@ def _nextafter(a, b):
 
 
 def _atan2(a, b):
-    return E("stablehlo.atan2", a, b)
+    # Both zero: the standard's (and numpy's) signed cases, chosen explicitly. XLA's CPU atan2
+    # gives NaN for atan2(0, 0) when LLVM sees the zeros as constants (the real or imaginary
+    # part of a complex constant): found by the fuzzer.
+    both_zero = E("stablehlo.and", _is_zero(a), _is_zero(b))
+    on_zeros = _copysign(ops.select(_signbit(b), _c(np.pi, a), _c(0, a)), a)
+    return ops.select(both_zero, on_zeros, E("stablehlo.atan2", a, b))
 
 
 def _logical(name):

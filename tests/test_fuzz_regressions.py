@@ -69,10 +69,6 @@ def test_empty_write_into_broadcast_to_raises_read_only():
 
 # -- new classes (found by the fuzzer, not yet owned) ------------------------------------------
 
-def new_class(what):
-    return pytest.mark.xfail(strict=True, reason=f"issue 9 item 9 (fuzzer), new: {what}")
-
-
 @pytest.mark.parametrize("dtype", ["complex64", "complex128"])
 def test_complex_pow_of_zero_base(dtype):
     """0 ** y with real(y) > 0 is 0 (numpy; exp(y log 0) in the limit): lazyarray gave NaN when
@@ -86,12 +82,11 @@ def test_complex_pow_of_zero_base(dtype):
 
 
 
-@new_class("compiled atan2(v, v) of a complex constant's part")
 @pytest.mark.parametrize("part,make", [("imag", "ones"), ("real", "zeros"), ("imag", "zeros")])
 def test_compiled_atan2_of_a_complex_constants_part_with_itself(part, make, fresh):
     """Compiled (interpret_first=0: the `fresh` fixture), atan2(v, v) with v = imag(ones(complex))
-    is NaN; numpy and the interpreter tier give atan2(0, 0) = 0. atan2(a, a) of a plain array is
-    right, and the StableHLO we emit is one atan2 of one operand: XLA's rewrite, presumably."""
+    was NaN; numpy and the interpreter tier give atan2(0, 0) = 0. XLA's fused kernel computed it
+    from LLVM-visible constant zeros; both-zero inputs now take the standard's signed cases."""
     z = getattr(np, make)((), dtype=np.complex128)
     v_np = getattr(np, part)(z)
     want = np.arctan2(v_np, v_np)
