@@ -67,7 +67,7 @@ def test_empty_write_into_broadcast_to_raises_read_only():
         b[0:0, :] = 5.0
 
 
-# -- new classes (found by the fuzzer, not yet owned) ------------------------------------------
+# -- other classes the fuzzer found (fixed) ------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", ["complex64", "complex128"])
 def test_complex_pow_of_zero_base(dtype):
