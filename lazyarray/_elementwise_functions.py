@@ -302,12 +302,36 @@ def _pow(a, b):
         return ops.integer_power(a, b)
     p = E("stablehlo.power", a, b)
     if a.dtype.kind == "c":
+        p = _complex_integral_power(a, b, p)
         # XLA's complex power is exp(b log a): NaN at a == 0, where numpy's (the limit) is 0 for
         # real(b) > 0 (1 for b == 0, which XLA gives, NaN otherwise)
         re_b = _real(b)
         zero_base = E("stablehlo.and", ops.compare(a, _c(0, a), "EQ"), ops.compare(re_b, _c(0, re_b), "GT"))
         p = ops.select(zero_base, _c(0, p), p)
     return p
+
+
+def _complex_integral_power(a, b, general):
+    """numpy's complex power for an integral exponent |n| < 100: binary exponentiation by
+    complex products (exact where they are: (2j) ** 2 is -4 with a zero real part, where XLA's
+    exp(b log a) leaves 1e-16 there, which SciPy's filter design turns into noise in
+    coefficients that must cancel), then 1 / that for n < 0; `general` elsewhere."""
+    re_b, im_b = _real(b), _imag(b)
+    n = E("stablehlo.abs", re_b)
+    integral = E("stablehlo.and", E("stablehlo.and", _is_zero(im_b),
+                                    ops.compare(E("stablehlo.floor", re_b), re_b, "EQ")),
+                 ops.compare(n, _c(100, n), "LT"))
+    bits = ops.convert(ops.select(integral, n, _c(0, n)), dt.int64)
+    one = ops.convert(_c(1, n), a.dtype)
+    result, power, started = one, a, ops.constant(False, dt.bool)
+    for k in range(7):  # |n| < 100 < 2**7; the first factor is taken as it is (numpy: a ** 1 is a)
+        bit = E("stablehlo.and", E("stablehlo.shift_right_logical", bits, _c(k, bits)), _c(1, bits))
+        take = ops.compare(bit, _c(1, bits), "EQ")
+        result = ops.select(take, ops.select(started, E("stablehlo.multiply", result, power), power), result)
+        started = E("stablehlo.or", started, take)
+        power = E("stablehlo.multiply", power, power)
+    result = ops.select(ops.compare(re_b, _c(0, re_b), "LT"), E("stablehlo.divide", one, result), result)
+    return ops.select(integral, result, general)
 
 
 def _shift(kind):

@@ -215,3 +215,26 @@ def test_numpy_scalars_act_as_python_scalars():
     assert np.asarray(y).tolist() == [2, 3]
     with pytest.raises(TypeError):
         xp.multiply(x, np.str_("a"))
+
+
+@pytest.mark.parametrize("interpret_first", [0, 2])
+def test_complex_power_with_an_integral_exponent_is_numpys(interpret_first, monkeypatch):
+    """numpy raises complex values to integral powers |n| < 100 by products (exact where they
+    are: (2j) ** 2 == -4 + 0j); XLA's exp(n log z) left 1e-16 in the real part, which SciPy's
+    filter design (cheby2, ellip: poly of the zeros) turned into coefficients that must cancel."""
+    from lazyarray import _config
+    monkeypatch.setattr(_config, "interpret_first", interpret_first)
+    a = np.array([2j, -3j, 1 + 1j, 0.5 - 2j, 3 + 0j, -2.5 + 0j, 1e-3 + 7j])
+    for n in (1, 2, 3, 4, 5, 0, -1, -2):
+        got = np.asarray(xp.asarray(a) ** xp.asarray(complex(n)))
+        np.testing.assert_allclose(got, a ** complex(n), rtol=4e-16, atol=0)
+    squares = np.asarray(xp.asarray(a[:2]) ** 2)
+    assert squares.real.tolist() == [-4.0, -9.0] and squares.imag.tolist() == [0.0, 0.0]
+
+
+def test_scipy_cheby2_coefficients_cancel_as_on_numpy():
+    """(SCIPY_ARRAY_API=1 is set by conftest before SciPy is imported.)"""
+    from scipy import signal
+    b, _ = signal.cheby2(5, 20, xp.asarray([2010.0, 2100.0]), "stop", True)
+    want, _ = signal.cheby2(5, 20, np.asarray([2010.0, 2100.0]), "stop", True)
+    np.testing.assert_array_equal(np.asarray(b), want)
