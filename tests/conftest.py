@@ -26,3 +26,11 @@ def fresh(monkeypatch):
 @pytest.fixture
 def rng():
     return np.random.default_rng(1234)
+
+
+@pytest.fixture(params=["compiled", "interpreted"])
+def both_tiers(request, monkeypatch):
+    """Run a test in both tiers: compiled at first sight, and the numpy interpreter. A module
+    opts in with `pytestmark = pytest.mark.usefixtures("both_tiers")`."""
+    monkeypatch.setattr(xp.config, "interpret_first", 0 if request.param == "compiled" else 2)
+    return request.param

@@ -8,10 +8,7 @@ import pytest
 import lazyarray as xp
 
 
-@pytest.fixture(autouse=True, params=["compiled", "interpreted"])
-def tier(request, monkeypatch):
-    monkeypatch.setattr(xp.config, "interpret_first", 0 if request.param == "compiled" else 2)
-    return request.param
+pytestmark = pytest.mark.usefixtures("both_tiers")  # (tests/conftest.py)
 
 
 def _np(x):
