@@ -260,6 +260,30 @@ Array.item = _item_method
 Array.tolist = _tolist_method
 
 
+def _view_method(self, dtype):
+    """`x.view(dtype)`: numpy's (and PyTorch's, JAX's, CuPy's) reinterpretation of x's bytes as
+    another dtype, a view as in numpy (writes through it reach x). Item sizes must agree, or be
+    a complex dtype and its real dtype (the last axis then doubles or halves)."""
+    new = dt.as_dtype(dtype)
+    old = self.dtype
+    if new is old:
+        return make_view(self, _views.Reshape(self.shape), strides_of(self))
+    if new.bits != old.bits:
+        pair = (old.kind == "c" and new is dt.real_of(old)) or (new.kind == "c" and old is dt.real_of(new))
+        if not pair:
+            raise TypeError(f"x.view({new}): from {old} only a dtype of the same size or a complex "
+                            "dtype and its real dtype are supported")
+        if self.ndim == 0 or strides_of(self)[-1] != 1:
+            raise ValueError(f"x.view({new}): changing the item size needs a contiguous last axis")
+        if old.kind != "c" and self.shape[-1] % 2:
+            raise ValueError(f"x.view({new}): the last axis ({self.shape[-1]}) must have an even length")
+    step = _views.Reinterpret(old, new)
+    return make_view(self, step, _views.reinterpreted_strides(strides_of(self), old, new))
+
+
+Array.view = _view_method
+
+
 _DL_CPU = 1  # DLPack device types (dlpack.h's DLDeviceType)
 _DL_DEVICE_TYPES = {"cpu": _DL_CPU, "cuda": 2, "gpu": 2, "rocm": 10}
 

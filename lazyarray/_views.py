@@ -147,3 +147,43 @@ def broadcast_strides(shape, strides, new_shape):
     for n, s, m in zip(shape, strides, new_shape[lead:]):
         out.append(s if n == m else 0)
     return tuple(out)
+
+
+class Reinterpret(Step):
+    """numpy's `x.view(dtype)`: the same bytes read as another dtype. Same item size: a bitcast;
+    complex -> its real type: (real, imag) pairs along a last axis twice as long; the reverse
+    halves it."""
+    __slots__ = ("src", "dst")
+
+    def __init__(self, src, dst):
+        self.src, self.dst = src, dst
+
+    def forward(self, base):
+        return _reinterpret(base, self.dst)
+
+    def inverse(self, base, node):
+        return _reinterpret(node, self.src)
+
+
+def _reinterpret(node, dst):
+    src = node.dtype
+    if src.bits == dst.bits:
+        return ops.elementwise("stablehlo.bitcast_convert", node, dtype=dst)
+    lead, n = node.shape[:-1], node.shape[-1]
+    if src.kind == "c":  # -> (..., 2n) of its real parts and imaginary parts interleaved
+        parts = [ops.reshape(ops.elementwise(f"stablehlo.{p}", node, dtype=dst), lead + (n, 1))
+                 for p in ("real", "imag")]
+        return ops.reshape(ops.concatenate(parts, len(lead) + 1), lead + (2 * n,))
+    pairs = ops.reshape(node, lead + (n // 2, 2))
+    re, im = (ops.reshape(ops.slice_(pairs, (0,) * len(lead) + (0, k), lead + (n // 2, k + 1)), lead + (n // 2,))
+              for k in (0, 1))
+    return ops.elementwise("stablehlo.complex", re, im, dtype=dst)
+
+
+def reinterpreted_strides(strides, src, dst):
+    """Element strides after a dtype view (the last axis is contiguous: numpy requires it)."""
+    if src.bits == dst.bits:
+        return strides
+    if src.bits > dst.bits:
+        return tuple(2 * s for s in strides[:-1]) + (1,)
+    return tuple(s // 2 for s in strides[:-1]) + (1,)

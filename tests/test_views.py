@@ -178,3 +178,25 @@ def test_oaconvolve_pattern():
     ta[1:4, :] += np.ones((3, 3))
     tb[1:4, :] += xp.ones((3, 3))
     np.testing.assert_array_equal(np.asarray(b), a)
+
+
+@pytest.mark.parametrize("src,dst", [("complex128", "float64"), ("float64", "complex128"),
+                                     ("float64", "int64"), ("complex64", "float32"), ("float64", "float64")])
+def test_dtype_view_is_numpys_and_aliases(src, dst):
+    """x.view(dtype) (numpy, PyTorch, JAX, CuPy; SciPy's RBFInterpolator calls it): the same
+    bytes as another dtype, and a view: a write through it reaches x."""
+    base = (np.arange(12.0) - 5.5).reshape(3, 4)
+    a = base.astype(src) if src.startswith("float") else (base + 1j * base[::-1]).astype(src)
+    b = xp.asarray(a)
+    va, vb = a.view(dst), b.view(getattr(xp, dst))
+    np.testing.assert_array_equal(np.asarray(vb), va)
+    va[1, 1] = va[0, 0]
+    vb[1, 1] = vb[0, 0]
+    np.testing.assert_array_equal(np.asarray(b), a)
+
+
+def test_dtype_view_errors():
+    with pytest.raises(TypeError, match="same size"):
+        xp.ones(4).view(xp.int8)
+    with pytest.raises(ValueError, match="contiguous last axis"):
+        xp.ones((2, 2), dtype=xp.complex128).mT.view(xp.float64)
