@@ -16,7 +16,7 @@ from ._dtypes import (  # noqa: E402
 )
 from ._array_object import Array, _bind_namespace  # noqa: E402
 from ._creation_functions import (  # noqa: E402
-    arange, asarray, empty, empty_like, eye, from_dlpack, full, full_like, linspace, logspace,
+    arange, asarray, diag, empty, empty_like, eye, from_dlpack, full, full_like, linspace, logspace,
     meshgrid, ones, ones_like, tril, triu, zeros, zeros_like,
 )
 from ._data_type_functions import astype, can_cast, finfo, iinfo, isdtype, result_type  # noqa: E402

@@ -9,8 +9,8 @@ import numpy as np
 
 from . import _dtypes as dt
 from . import _ops as ops
-from . import _runtime
-from ._array_object import Array
+from . import _linalg_ops, _runtime, _views
+from ._array_object import Array, make_view
 from ._devices import check_device
 from ._graph import leaf_from_buffer, leaf_from_host
 from ._metrics import metrics
@@ -402,3 +402,23 @@ def logspace(start, stop, /, num=50, *, endpoint=True, base=10.0, dtype=None, de
     if target is not None and out.dtype is not target:
         out = Array._wrap(ops.convert(out._node, target), out.device)
     return out
+
+
+def diag(v, /, k=0):
+    """An extension (numpy, PyTorch, JAX and CuPy all have it; SciPy's RBFInterpolator calls it):
+    a 1-D `v` gives the square matrix with `v` on its k-th diagonal (a new array); a 2-D `v`
+    gives its k-th diagonal as a read-only view, as numpy's."""
+    if not isinstance(v, Array):
+        raise TypeError(f"diag: expected an array, got {type(v).__name__}")
+    k = operator.index(k)
+    if v.ndim == 2:
+        return make_view(v, _views.ReadOnly(lambda node: _linalg_ops.diagonal(node, k), "diag"))
+    if v.ndim != 1:
+        raise ValueError(f"diag: expected a 1-D or 2-D array, got shape {v.shape}")
+    m = v.shape[0] + abs(k)
+    # v[r] at (r, r + k) for k >= 0, v[c] at (c - k, c) for k < 0: pad v to m, broadcast, mask
+    padded = ops.pad(v._node, ops.scalar(0, v.dtype), (0,), (abs(k),))
+    wide = ops.broadcast_in_dim(padded, (m, m), (0,) if k >= 0 else (1,))
+    r, c = ops.iota((m, m), 0, dt.int64), ops.iota((m, m), 1, dt.int64)
+    on = ops.compare(ops.elementwise("stablehlo.add", r, ops.constant(k, dt.int64, (m, m))), c, "EQ")
+    return Array._wrap(ops.select(on, wide, ops.constant(0, v.dtype, (m, m))), v.device)

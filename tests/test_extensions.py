@@ -350,3 +350,20 @@ def test_where_with_two_python_scalars(x1, x2):
     np.testing.assert_array_equal(_np(got), want)
     with pytest.raises(TypeError):
         xp.where(xp.asarray(c), "a", 1)
+
+
+@pytest.mark.parametrize("k", [0, 1, -2, 4])
+def test_diag_as_numpy(k):
+    """xp.diag (numpy, PyTorch, JAX, CuPy; SciPy's RBFInterpolator): 1-D -> matrix, 2-D -> a
+    read-only view of the diagonal."""
+    v = np.arange(1.0, 4.0)
+    np.testing.assert_array_equal(np.asarray(xp.diag(xp.asarray(v), k=k)), np.diag(v, k))
+    m = np.arange(12.0).reshape(3, 4)
+    x = xp.asarray(m)
+    d = xp.diag(x, k)
+    np.testing.assert_array_equal(np.asarray(d), np.diag(m, k))
+    with pytest.raises(ValueError, match="read-only"):
+        d[...] = 0.0
+    x[1, 1 + k if 0 <= 1 + k < 4 else 1] = 100.0
+    m[1, 1 + k if 0 <= 1 + k < 4 else 1] = 100.0
+    np.testing.assert_array_equal(np.asarray(d), np.diag(m, k))
