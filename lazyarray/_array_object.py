@@ -354,10 +354,9 @@ class _HostAliased(Array):
 
 def check_writable(x):
     """Raise ValueError when x is, or is a view of, a read-only view (as numpy's flags say)."""
-    while type(x) is _View:
-        if x._step.readonly:
-            x._step.inverse(None, None)  # (raises, naming the function that made it)
-        x = x._base
+    step = _views.readonly_step(x)
+    if step is not None:
+        raise step.refusal()
 
 
 def strides_of(x):

@@ -9,7 +9,7 @@ import numpy as np
 
 from . import _dtypes as dt
 from . import _ops as ops
-from . import _linalg_ops, _runtime, _views
+from . import _runtime, _views
 from ._array_object import Array, make_view
 from ._devices import check_device
 from ._graph import leaf_from_buffer, leaf_from_host
@@ -412,7 +412,7 @@ def diag(v, /, k=0):
         raise TypeError(f"diag: expected an array, got {type(v).__name__}")
     k = operator.index(k)
     if v.ndim == 2:
-        return make_view(v, _views.ReadOnly(lambda node: _linalg_ops.diagonal(node, k), "diag"))
+        return make_view(v, _views.diagonal(k, "diag"))
     if v.ndim != 1:
         raise ValueError(f"diag: expected a 1-D or 2-D array, got shape {v.shape}")
     m = v.shape[0] + abs(k)

@@ -73,14 +73,12 @@ def _complex(re, im):
 
 def _is_zero(x):
     """x == 0 on the bits (XLA's CPU float compare calls subnormals zero)."""
-    ity = {32: dt.int32, 64: dt.int64}[x.dtype.bits]
-    magnitude = E("stablehlo.and", E("stablehlo.bitcast_convert", x, dtype=ity), _c(np.iinfo(ity.np).max, ops.constant(0, ity)))
+    _, magnitude = ops.float_bits(x)
     return ops.compare(magnitude, _c(0, magnitude), "EQ")
 
 
 def _signbit(x):
-    ity = {32: dt.int32, 64: dt.int64}[x.dtype.bits]
-    bits = E("stablehlo.bitcast_convert", x, dtype=ity)
+    bits, _ = ops.float_bits(x)
     return ops.compare(bits, _c(0, bits), "LT")
 
 

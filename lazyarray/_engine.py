@@ -231,14 +231,11 @@ def _run(plan, outputs, device, site):
         if compiled is None and _config.interpret_first and device.platform == "cpu":
             # (on an accelerator the interpreter would copy every input to the host; its rules were
             # checked against XLA's CPU results)
-            compiled = _tier1(skey, plan, outputs, device, site, donated)
-            if compiled is not None:  # interpreted, or a program compiled in the background (no donation)
-                _give_back(recycled, donated, outputs, device)
-                recycled, donated = [], ()
-                if compiled is True:
-                    return
-        if compiled is None:
-            compiled = _compile(key, order, leaves, outputs, device, site, donated)
+            compiled = _tier1(skey, plan, outputs, device, site)
+            if compiled is True:  # interpreted
+                return
+        if compiled is None:  # (a plain program: donating variants compile in the background)
+            compiled = _compile(key, order, leaves, outputs, device, site, ())
         else:
             metrics.cache_hits += 1
         buffers, packed = split_leaves(leaves)
@@ -438,7 +435,7 @@ def compile_estimate(n_nodes):
     return 0.025 + 0.001 * n_nodes
 
 
-def _tier1(skey, plan, outputs, device, site, donated):
+def _tier1(skey, plan, outputs, device, site):
     """A graph not compiled yet runs in numpy (`_interpret`). Its program is compiled, on a
     background thread, once it has been seen `interpret_first` times AND interpreting it has cost
     as much as compiling it would (the ski-rental rule: a graph never costs more than about twice
@@ -449,8 +446,8 @@ def _tier1(skey, plan, outputs, device, site, donated):
     program when one is ready, or None to compile now (ops the interpreter lacks)."""
     plain_key = (device.id, device.platform, skey, ())
     compiled = _cache.get(plain_key)
-    if compiled is not None:  # compiled without donation: take it unless dead buffers could be reused
-        return None if donated else compiled
+    if compiled is not None:
+        return compiled
     tkey = (device.id, skey)
     entry = _sightings.get(tkey)
     if entry is None:
@@ -481,8 +478,7 @@ def _tier1(skey, plan, outputs, device, site, donated):
         del _sightings[tkey]
         if future is not None and future is not _COMPILE_FAILED:
             # compiling already: wait for that program rather than compile the graph twice
-            compiled = _install(plain_key, future.result())
-            return None if donated else compiled
+            return _install(plain_key, future.result())
         return None
     seconds = time.perf_counter() - t0
     metrics.interpret_seconds += seconds

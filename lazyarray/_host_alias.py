@@ -22,12 +22,13 @@ donation and buffer reuse are unaffected.
 """
 from __future__ import annotations
 
+import contextlib
 import sys
 
 import numpy as np
 
 from . import _engine
-from ._views import write_lock
+from ._views import readonly_step, write_lock
 from ._graph import leaf_from_host
 
 _OURS = 2  # sys.getrefcount of an alias's array when only the alias holds it (+1 for the call)
@@ -61,14 +62,6 @@ def _root(x):
     return x
 
 
-def _readonly(x):
-    while hasattr(x, "_base"):
-        if x._step.readonly:
-            return True
-        x = x._base
-    return False
-
-
 def export(x, aliased_cls):
     """The numpy array that aliases x (the same one for repeated calls while it lives)."""
     _sweep()
@@ -90,7 +83,7 @@ def export(x, aliased_cls):
 
 
 def _add_alias(fam, x, node, host):
-    readonly = _readonly(x)
+    readonly = readonly_step(x) is not None
     if readonly:  # as numpy's array of a read-only view: a write raises at once
         host.flags.writeable = False
     fam.aliases.append(_Alias(host, x, node, readonly))
@@ -109,56 +102,59 @@ def _agrees(host, node):
     if node.op is not None:
         return False
     value = _value_view(node)
-    if value.shape != host.shape:
-        return False
-    return np.array_equal(host.reshape(-1).view(np.uint8), np.ascontiguousarray(value).reshape(-1).view(np.uint8))
+    return value.shape == host.shape and not _differs(host, value).any()
+
+
+@contextlib.contextmanager
+def _holding(root):
+    """The family of `root` under the write lock and marked busy, or None when it has none or
+    this thread is inside its flush or refresh already (they rebind, which calls back here)."""
+    with write_lock:
+        fam = _families.get(id(root))
+        if fam is None or fam.busy:
+            yield None
+            return
+        fam.busy = True
+        try:
+            yield fam
+        finally:
+            fam.busy = False
 
 
 def flush(root):
     """Take in what was written into the family's host aliases; forget those nobody holds."""
     if id(root) not in _families:
         return
-    with write_lock:  # (busy: this thread is inside the family's flush already)
-        fam = _families.get(id(root))
-        if fam is not None and not fam.busy:
+    with _holding(root) as fam:
+        if fam is not None:
             _flush(root, fam)
 
 
 def _flush(root, fam):
-    fam.busy = True
-    try:
-        taken = False
-        for a in list(fam.aliases):
-            if not _agrees(a.host, a.node):
-                leaf = leaf_from_host(a.host.copy(), a.host.shape, a.node.dtype)
-                a.holder._rebind(leaf)
-                a.node = leaf
-                taken = True
-        if taken:
-            _refresh(fam)
-        for a in list(fam.aliases):  # (one dropped just now may hold writes: the next flush takes them)
-            if sys.getrefcount(a.host) <= _OURS and _agrees(a.host, a.node):
-                fam.aliases.remove(a)
-        if not fam.aliases:
-            del _families[id(root)]
-            root.__class__ = fam.plain_cls
-    finally:
-        fam.busy = False
+    taken = False
+    for a in list(fam.aliases):
+        if not _agrees(a.host, a.node):
+            leaf = leaf_from_host(a.host.copy(), a.host.shape, a.node.dtype)
+            a.holder._rebind(leaf)
+            a.node = leaf
+            taken = True
+    if taken:
+        _refresh(fam)
+    for a in list(fam.aliases):  # (one dropped just now may hold writes: the next flush takes them)
+        if sys.getrefcount(a.host) <= _OURS and _agrees(a.host, a.node):
+            fam.aliases.remove(a)
+    if not fam.aliases:
+        del _families[id(root)]
+        root.__class__ = fam.plain_cls
 
 
 def after_write(root):
     """The family was written through lazyarray: copy the new values into its host aliases."""
     if id(root) not in _families:
         return
-    with write_lock:
-        fam = _families.get(id(root))
-        if fam is None or fam.busy:
-            return
-        fam.busy = True
-        try:
+    with _holding(root) as fam:
+        if fam is not None:
             _refresh(fam)
-        finally:
-            fam.busy = False
 
 
 def _refresh(fam):

@@ -104,6 +104,14 @@ def elementwise(opname, *args, dtype=None):
                 dtype or args[0].dtype)
 
 
+def float_bits(x):
+    """(bits, magnitude bits) of a real floating node as signed integers of its width. Tests on
+    them are exact where XLA's CPU float compares are not (they call subnormals zero)."""
+    ity = dt.int32 if x.dtype.bits == 32 else dt.int64
+    bits = elementwise("stablehlo.bitcast_convert", x, dtype=ity)
+    return bits, elementwise("stablehlo.and", bits, constant(np.iinfo(ity.np).max, ity))
+
+
 @primitive("integer_power")
 def _lower_integer_power(e, node, x, y):
     """Repeated squaring in the integer dtype over every bit of the exponent, so the result wraps

@@ -18,17 +18,6 @@ E = ops.elementwise
 
 # ---------------------------------------------------------------- order keys
 
-_INT_OF = {32: dt.int32, 64: dt.int64}
-
-
-def _float_bits(node):
-    """(bits as a signed integer, magnitude bits) of a real floating node."""
-    ity = _INT_OF[node.dtype.bits]
-    bits = E("stablehlo.bitcast_convert", node, dtype=ity)
-    magnitude_mask = ops.constant(np.iinfo(ity.np).max, ity, node.shape)
-    return bits, E("stablehlo.and", bits, magnitude_mask)
-
-
 def order_key(node, nan="high"):
     """An integer key with the order of a real floating node's values, computed from their bits.
 
@@ -38,8 +27,8 @@ def order_key(node, nan="high"):
     the sign-magnitude value as a two's complement integer: -inf < ... < -subnormal < 0 (both
     zeros) < subnormal < ... < inf, then every NaN (equal to each other) above (`nan="high"`) or
     below (`"low"`) every number."""
-    ity = _INT_OF[node.dtype.bits]
-    bits, magnitude = _float_bits(node)
+    bits, magnitude = ops.float_bits(node)
+    ity = bits.dtype
     zero = ops.constant(0, ity, node.shape)
     key = ops.select(ops.compare(bits, zero, "LT"), E("stablehlo.subtract", zero, magnitude), magnitude)
     inf_bits = np.asarray(np.inf, node.dtype.np).view(ity.np).item()
@@ -129,7 +118,7 @@ def count_nonzero(x, /, *, axis=None, keepdims=False):
     node = x._node
     if node.dtype.kind == "f":
         # nonzero magnitude bits: a subnormal counts (XLA's CPU compares it equal to 0)
-        _, magnitude = _float_bits(node)
+        _, magnitude = ops.float_bits(node)
         node = ops.compare(magnitude, ops.constant(0, magnitude.dtype, node.shape), "NE")
     ones = ops.convert(ops.convert(node, dt.bool), dt.int64)
     out = ops.reduce(ones, axes, "add")

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import threading
 
+from . import _linalg_ops
 from . import _ops as ops
 
 # Every read-modify-write of an array family's value (a write through a view, __setitem__, taking
@@ -128,9 +129,26 @@ class ReadOnly(Step):
         return self.fn(base)
 
     def inverse(self, base, node):
-        raise ValueError(f"assignment destination is read-only: the result of {self.name} is a "
-                         "read-only view of its argument (as in numpy); write into a copy "
-                         "(xp.asarray(v, copy=True)) instead")
+        raise self.refusal()
+
+    def refusal(self):
+        return ValueError(f"assignment destination is read-only: the result of {self.name} is a "
+                          "read-only view of its argument (as in numpy); write into a copy "
+                          "(xp.asarray(v, copy=True)) instead")
+
+
+def diagonal(offset, name):
+    """The read-only view step of numpy's diagonal (linalg.diagonal, diag of a matrix)."""
+    return ReadOnly(lambda node: _linalg_ops.diagonal(node, offset), name)
+
+
+def readonly_step(x):
+    """The first read-only step on the chain of views from x to its base, or None."""
+    while hasattr(x, "_base"):
+        if x._step.readonly:
+            return x._step
+        x = x._base
+    return None
 
 
 def transposed_strides(strides, perm):

@@ -352,8 +352,7 @@ def diagonal(x, /, *, offset=0):
     if x.ndim < 2:
         raise ValueError(f"linalg.diagonal: expected a matrix or a stack of matrices, got shape {x.shape}")
     # a read-only view, as numpy's: it shows later writes to x, and writing into it raises
-    step = _views.ReadOnly(lambda node: la.diagonal(node, offset), "linalg.diagonal")
-    return make_view(x, step)
+    return make_view(x, _views.diagonal(offset, "linalg.diagonal"))
 
 
 def trace(x, /, *, offset=0, dtype=None):
