@@ -29,8 +29,6 @@ from . import _ops as ops
 from ._array_object import Array
 from ._helpers import broadcast_shapes
 
-E = ops.elementwise
-
 
 def full(value, dtype, shape):
     """A structural constant as a broadcast scalar (also right for shapes with a 0, which a dense
@@ -65,7 +63,7 @@ def _true_positions(mask, n, device, cause):
     total = ops.slice_(ranks, (n - 1,), (n,))
     _engine.realize([ranks, total], device, cause)  # ranks stays on the device for the scatter
     count = int(_engine.to_numpy(total, device, cause)[0])
-    slot = ops.select(flat, E("stablehlo.subtract", ranks, full(1, dt.int64, (n,))),
+    slot = ops.select(flat, ops.SUBTRACT(ranks, full(1, dt.int64, (n,))),
                       full(count, dt.int64, (n,)))
     slots = ops.scatter_points(full(0, dt.int64, (count + 1,)), ops.reshape(slot, (n, 1)),
                                ops.iota((n,), 0, dt.int64), (0,))
@@ -79,9 +77,9 @@ def unravel(flat, shape):
     coords, stride = [], math.prod(shape)
     for j, n in enumerate(shape):
         stride //= n
-        c = flat if stride == 1 else E("stablehlo.divide", flat, full(stride, dt.int64, flat.shape))
+        c = flat if stride == 1 else ops.DIVIDE(flat, full(stride, dt.int64, flat.shape))
         if j:  # the first coordinate is already below shape[0]
-            c = E("stablehlo.remainder", c, full(n, dt.int64, flat.shape))
+            c = ops.REMAINDER(c, full(n, dt.int64, flat.shape))
         coords.append(c)
     return coords
 
@@ -187,7 +185,7 @@ def wrap_negative(node, n):
     if not signed:
         return node
     neg = ops.compare(node, full(0, dt.int64, node.shape), "LT")
-    return ops.select(neg, E("stablehlo.add", node, full(n, dt.int64, node.shape)), node)
+    return ops.select(neg, ops.ADD(node, full(n, dt.int64, node.shape)), node)
 
 
 # ---------------------------------------------------------------- read

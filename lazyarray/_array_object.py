@@ -12,6 +12,7 @@ import numpy as np
 
 from . import _dtypes as dt
 from . import _config, _engine, _host_alias, _views
+from . import _ops as ops
 from ._pool import pool
 from ._graph import bind as _bind, leaf_from_host as _leaf_from_host, pending
 
@@ -394,17 +395,15 @@ _UNARY = {"neg": "negative", "pos": "positive", "abs": "abs", "invert": "bitwise
 # (or the other is a Python int/float next to a floating array): they skip the general machinery
 # and build exactly the node the namespace function would build. dunder -> (op, attrs, kinds).
 _FAST = {
-    "add": ("stablehlo.add", (), "iufc"), "sub": ("stablehlo.subtract", (), "iufc"),
-    "mul": ("stablehlo.multiply", (), "iufc"), "truediv": ("stablehlo.divide", (), "fc"),
-    "lt": ("compare", ("LT",), "iuf"), "le": ("compare", ("LE",), "iuf"),
-    "gt": ("compare", ("GT",), "iuf"), "ge": ("compare", ("GE",), "iuf"),
+    "add": (ops.ADD, (), "iufc"), "sub": (ops.SUBTRACT, (), "iufc"),
+    "mul": (ops.MULTIPLY, (), "iufc"), "truediv": (ops.DIVIDE, (), "fc"),
+    "lt": (ops.COMPARE, ops.COMPARE.Attrs("LT"), "iuf"), "le": (ops.COMPARE, ops.COMPARE.Attrs("LE"), "iuf"),
+    "gt": (ops.COMPARE, ops.COMPARE.Attrs("GT"), "iuf"), "ge": (ops.COMPARE, ops.COMPARE.Attrs("GE"), "iuf"),
 }
 
 
-def _fast_path(opname, attrs, kinds):
-    from . import _ops
-    prim = _ops._PRIMS["compare"] if opname == "compare" else _ops._elementwise_prim(opname)
-    out_bool = opname == "compare"
+def _fast_path(prim, attrs, kinds):
+    out_bool = prim is ops.COMPARE
     float_scalars = {float, int}
 
     def fast(x, other, swap):

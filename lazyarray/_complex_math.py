@@ -21,8 +21,6 @@ import math
 from . import _dtypes as dt
 from . import _ops as ops
 
-E = ops.elementwise
-
 
 class R:
     """A real-valued node with arithmetic operators, so the formulas below read as formulas.
@@ -40,17 +38,17 @@ class R:
 
     def _bin(self, op, other, swap=False):
         a, b = self.n, self._of(other)
-        return R(E(op, b, a) if swap else E(op, a, b))
+        return R(op(b, a) if swap else op(a, b))
 
-    def __add__(self, o): return self._bin("stablehlo.add", o)
-    def __radd__(self, o): return self._bin("stablehlo.add", o, True)
-    def __sub__(self, o): return self._bin("stablehlo.subtract", o)
-    def __rsub__(self, o): return self._bin("stablehlo.subtract", o, True)
-    def __mul__(self, o): return self._bin("stablehlo.multiply", o)
-    def __rmul__(self, o): return self._bin("stablehlo.multiply", o, True)
-    def __truediv__(self, o): return self._bin("stablehlo.divide", o)
-    def __rtruediv__(self, o): return self._bin("stablehlo.divide", o, True)
-    def __neg__(self): return R(E("stablehlo.negate", self.n))
+    def __add__(self, o): return self._bin(ops.ADD, o)
+    def __radd__(self, o): return self._bin(ops.ADD, o, True)
+    def __sub__(self, o): return self._bin(ops.SUBTRACT, o)
+    def __rsub__(self, o): return self._bin(ops.SUBTRACT, o, True)
+    def __mul__(self, o): return self._bin(ops.MULTIPLY, o)
+    def __rmul__(self, o): return self._bin(ops.MULTIPLY, o, True)
+    def __truediv__(self, o): return self._bin(ops.DIVIDE, o)
+    def __rtruediv__(self, o): return self._bin(ops.DIVIDE, o, True)
+    def __neg__(self): return R(ops.NEGATE(self.n))
 
     def _cmp(self, o, d):
         return R(ops.compare(self.n, self._of(o), d))
@@ -62,13 +60,13 @@ class R:
     __hash__ = None
 
     # boolean nodes
-    def __and__(self, o): return R(E("stablehlo.and", self.n, o.n))
-    def __or__(self, o): return R(E("stablehlo.or", self.n, o.n))
-    def __invert__(self): return R(E("stablehlo.not", self.n))
+    def __and__(self, o): return R(ops.AND(self.n, o.n))
+    def __or__(self, o): return R(ops.OR(self.n, o.n))
+    def __invert__(self): return R(ops.NOT(self.n))
 
 
 def f(op, *xs):
-    return R(E(op, *(x.n for x in xs)))
+    return R(op(*(x.n for x in xs)))
 
 
 def where(cond, a, b, like=None):
@@ -78,14 +76,14 @@ def where(cond, a, b, like=None):
 
 
 def isnan(x): return x != x
-def isinf(x): return f("stablehlo.abs", x) == math.inf
-def isfinite(x): return R(E("stablehlo.is_finite", x.n, dtype=dt.bool))
-def fabs(x): return f("stablehlo.abs", x)
+def isinf(x): return f(ops.ABS, x) == math.inf
+def isfinite(x): return R(ops.IS_FINITE(x.n))
+def fabs(x): return f(ops.ABS, x)
 
 
 def signbit(x):
     ity = dt.int32 if x.n.dtype.bits == 32 else dt.int64
-    bits = E("stablehlo.bitcast_convert", x.n, dtype=ity)
+    bits = ops.bitcast(x.n, ity)
     return R(ops.compare(bits, ops.constant(0, ity), "LT"))
 
 
@@ -96,11 +94,11 @@ def copysign(mag, sign):
 
 def parts(z):
     rd = dt.real_of(z.dtype)
-    return R(E("stablehlo.real", z, dtype=rd)), R(E("stablehlo.imag", z, dtype=rd))
+    return R(ops.REAL(z)), R(ops.IMAG(z))
 
 
 def make(re, im):
-    return E("stablehlo.complex", re.n, im.n, dtype=dt.complex_of(re.n.dtype))
+    return ops.COMPLEX(re.n, im.n)
 
 
 def patch(re, im, rules):
@@ -140,14 +138,14 @@ def _odd_conj_symmetric(kernel):
 
 def _xla(op, a, b):
     """XLA's complex kernel on (a, b), as real and imaginary parts."""
-    return parts(E(op, make(a, b)))
+    return parts(op(make(a, b)))
 
 
 # ---------------------------------------------------------------- exponentials
 
 def _exp_parts(a, b):
-    m = f("stablehlo.exponential", a)
-    re, im = m * f("stablehlo.cosine", b), m * f("stablehlo.sine", b)
+    m = f(ops.EXP, a)
+    re, im = m * f(ops.COS, b), m * f(ops.SIN, b)
     nonfinite_b = ~isfinite(b)
     return patch(re, im, [
         (b == 0.0, None, b),                                  # x + 0j -> exp(x) + 0j, NaN too
@@ -163,9 +161,9 @@ def exp(z):
 def expm1(z):
     a, b = parts(z)
     # re = exp(a) cos(b) - 1 = expm1(a) cos(b) - 2 sin(b/2)^2, accurate near 0
-    h = f("stablehlo.sine", b * 0.5)
-    re = f("stablehlo.exponential_minus_one", a) * f("stablehlo.cosine", b) - 2.0 * h * h
-    im = f("stablehlo.exponential", a) * f("stablehlo.sine", b)
+    h = f(ops.SIN, b * 0.5)
+    re = f(ops.EXPM1, a) * f(ops.COS, b) - 2.0 * h * h
+    im = f(ops.EXP, a) * f(ops.SIN, b)
     nonfinite_b = ~isfinite(b)
     re, im = patch(re, im, [
         (b == 0.0, None, b),
@@ -177,8 +175,8 @@ def expm1(z):
 
 
 def _cosh_parts(a, b):
-    re = f("chlo.cosh", a) * f("stablehlo.cosine", b)
-    im = f("chlo.sinh", a) * f("stablehlo.sine", b)
+    re = f(ops.COSH, a) * f(ops.COS, b)
+    im = f(ops.SINH, a) * f(ops.SIN, b)
     nonfinite_b = ~isfinite(b)
     return patch(re, im, [
         (b == 0.0, None, b * copysign(1.0, a)),
@@ -188,8 +186,8 @@ def _cosh_parts(a, b):
 
 
 def _sinh_parts(a, b):
-    re = f("chlo.sinh", a) * f("stablehlo.cosine", b)
-    im = f("chlo.cosh", a) * f("stablehlo.sine", b)
+    re = f(ops.SINH, a) * f(ops.COS, b)
+    im = f(ops.COSH, a) * f(ops.SIN, b)
     nonfinite_b = ~isfinite(b)
     return patch(re, im, [
         (b == 0.0, None, b),
@@ -200,9 +198,9 @@ def _sinh_parts(a, b):
 
 def _tanh_quadrant(a, b):
     """tanh on a >= 0, b >= 0 (or NaN)."""
-    re, im = _xla("stablehlo.tanh", a, b)
+    re, im = _xla(ops.TANH, a, b)
     return patch(re, im, [
-        (b == 0.0, f("stablehlo.tanh", a), 0.0),             # real axis: tanh(a) + 0j
+        (b == 0.0, f(ops.TANH, a), 0.0),             # real axis: tanh(a) + 0j
         (~isfinite(b) & (a != 0.0), NAN, NAN),               # finite or NaN a, inf/NaN b
         ((a == 0.0) & ~isfinite(b), 0.0, NAN),               # +0 + NaN j
         (a == INF, 1.0, 0.0),                                # 1 + 0j for any b
@@ -244,19 +242,19 @@ def _log_specials(a, b, re, im):
     |z| = inf whenever a component is infinite (even beside a NaN)."""
     anyinf = isinf(a) | isinf(b)
     return patch(re, im, [
-        (anyinf, INF, f("stablehlo.atan2", b, a)),
+        (anyinf, INF, f(ops.ATAN2, b, a)),
         ((isnan(a) | isnan(b)) & ~anyinf, NAN, NAN),
     ])
 
 
 def _log_quadrant(a, b):
-    re, im = _xla("stablehlo.log", a, b)
-    re, im = patch(re, im, [((a == 0.0) & (b == 0.0), -INF, f("stablehlo.atan2", b, a))])
+    re, im = _xla(ops.LOG, a, b)
+    re, im = patch(re, im, [((a == 0.0) & (b == 0.0), -INF, f(ops.ATAN2, b, a))])
     return _log_specials(a, b, re, im)
 
 
 def _log1p_quadrant(a, b):
-    re, im = _xla("stablehlo.log_plus_one", a, b)
+    re, im = _xla(ops.LOG1P, a, b)
     re, im = patch(re, im, [((a == -1.0) & (b == 0.0), -INF, 0.0)])
     return _log_specials(a + 1.0, b, re, im)
 
@@ -274,9 +272,9 @@ def log_base(z, base):
 
 
 def _sqrt_quadrant(a, b):
-    re, im = _xla("stablehlo.sqrt", a, b)
+    re, im = _xla(ops.SQRT, a, b)
     pos = a > 0.0
-    root = f("stablehlo.sqrt", fabs(a))
+    root = f(ops.SQRT, fabs(a))
     return patch(re, im, [
         ((b == 0.0) & isfinite(a), where(pos, root, 0.0), where(pos, 0.0, root)),
         (a == INF, INF, where(isnan(b), NAN, 0.0, like=a)),          # +inf + 0j, +inf + NaN j
@@ -293,50 +291,50 @@ sqrt = _conj_symmetric(_sqrt_quadrant)
 # ---------------------------------------------------------------- inverse functions
 
 def _acos_quadrant(a, b):
-    re, im = _xla("chlo.acos", a, b)
+    re, im = _xla(ops.ACOS, a, b)
     anyinf = isinf(a) | isinf(b)
     nan = isnan(a) | isnan(b)
     return patch(re, im, [
         ((a == 0.0) & (b == 0.0), PI / 2, -0.0),
         (nan, NAN, NAN),
         ((a == 0.0) & isnan(b), PI / 2, NAN),
-        (anyinf & ~nan, f("stablehlo.atan2", b, a), -INF),
+        (anyinf & ~nan, f(ops.ATAN2, b, a), -INF),
         (isinf(a) & isnan(b), NAN, INF),                     # NaN ± inf j
         (isnan(a) & isinf(b), NAN, -INF),
     ])
 
 
 def _acosh_quadrant(a, b):
-    re, im = _xla("chlo.acosh", a, b)
+    re, im = _xla(ops.ACOSH, a, b)
     anyinf = isinf(a) | isinf(b)
     nan = isnan(a) | isnan(b)
     return patch(re, im, [
         ((a == 0.0) & (b == 0.0), 0.0, PI / 2),
         (nan, NAN, NAN),
         ((a == 0.0) & isnan(b), NAN, PI / 2),                # NaN ± πj/2
-        (anyinf & ~nan, INF, f("stablehlo.atan2", b, a)),
+        (anyinf & ~nan, INF, f(ops.ATAN2, b, a)),
         (anyinf & nan, INF, NAN),
     ])
 
 
 def _asinh_quadrant(a, b):
-    re, im = _xla("chlo.asinh", a, b)
+    re, im = _xla(ops.ASINH, a, b)
     anyinf = isinf(a) | isinf(b)
     nan = isnan(a) | isnan(b)
     return patch(re, im, [
         ((a == 0.0) & (b == 0.0), 0.0, 0.0),
         (nan, NAN, NAN),
         (isnan(a) & (b == 0.0), NAN, 0.0),
-        (anyinf & ~nan, INF, f("stablehlo.atan2", b, a)),
+        (anyinf & ~nan, INF, f(ops.ATAN2, b, a)),
         (anyinf & nan, INF, NAN),
     ])
 
 
 def _atanh_quadrant(a, b):
-    re, im = _xla("chlo.atanh", a, b)
+    re, im = _xla(ops.ATANH, a, b)
     nan = isnan(a) | isnan(b)
     return patch(re, im, [
-        (b == 0.0, f("chlo.atanh", where(a > 1.0, 1.0 / a, a)),       # real axis; for a > 1
+        (b == 0.0, f(ops.ATANH, where(a > 1.0, 1.0 / a, a)),       # real axis; for a > 1
          where(a > 1.0, PI / 2, 0.0, like=a)),                                 # atanh(1/a) + πj/2
         ((a == 1.0) & (b == 0.0), INF, 0.0),
         (nan, NAN, NAN),
@@ -368,5 +366,5 @@ def atan(z):
 def abs_(z):
     """|z| = hypot(re, im): +inf when either part is infinite, even beside a NaN."""
     a, b = parts(z)
-    m = R(E("stablehlo.abs", z, dtype=a.n.dtype))
+    m = R(ops.ABS(z))
     return where(isinf(a) | isinf(b), INF, m).n

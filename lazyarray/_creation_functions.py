@@ -240,8 +240,8 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
     work = dtype if dtype.kind == "f" else (dt.uint64 if dtype is dt.uint64 and step > 0 else dt.int64)
     idx = ops.iota((n,), 0, work)
     if not (start == 0 and step == 1):
-        idx = ops.elementwise("stablehlo.multiply", idx, ops.broadcast_in_dim(ops.scalar(step, work), (n,), ()))
-        idx = ops.elementwise("stablehlo.add", idx, ops.broadcast_in_dim(ops.scalar(start, work), (n,), ()))
+        idx = ops.MULTIPLY(idx, ops.broadcast_in_dim(ops.scalar(step, work), (n,), ()))
+        idx = ops.ADD(idx, ops.broadcast_in_dim(ops.scalar(start, work), (n,), ()))
     return Array._wrap(ops.convert(idx, dtype), device)
 
 
@@ -301,8 +301,8 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
         return Array._wrap(s, device)
     d = ops.broadcast_in_dim(ops.scalar(div, dtype), shape, ())
     # start + i * ((stop - start) / div), with the last point exactly stop when endpoint
-    delta = ops.elementwise("stablehlo.divide", ops.elementwise("stablehlo.subtract", e, s), d)
-    out = ops.elementwise("stablehlo.add", s, ops.elementwise("stablehlo.multiply", i, delta))
+    delta = ops.DIVIDE(ops.SUBTRACT(e, s), d)
+    out = ops.ADD(s, ops.MULTIPLY(i, delta))
     if endpoint and num > 1:
         last = ops.compare(i, ops.broadcast_in_dim(ops.scalar(num - 1, dtype), shape, ()), "EQ")
         out = ops.select(last, e, out)
@@ -316,7 +316,7 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
     k = max(-shape[0], min(shape[1], operator.index(k)))  # beyond the matrix: all zeros
     r = ops.iota(shape, 0, dt.int64)
     c = ops.iota(shape, 1, dt.int64)
-    diag = ops.compare(ops.elementwise("stablehlo.add", r, _param(k, dt.int64, shape)), c, "EQ")
+    diag = ops.compare(ops.ADD(r, _param(k, dt.int64, shape)), c, "EQ")
     return Array._wrap(ops.convert(diag, dtype), check_device(device))
 
 
@@ -376,7 +376,7 @@ def _tri(x, k, lower):
     k = max(-shape[-2], min(shape[-1], k))
     r = ops.iota(shape, x.ndim - 2, dt.int64)
     c = ops.iota(shape, x.ndim - 1, dt.int64)
-    rk = ops.elementwise("stablehlo.add", r, _param(k, dt.int64, shape))
+    rk = ops.ADD(r, _param(k, dt.int64, shape))
     keep = ops.compare(c, rk, "LE" if lower else "GE")
     return Array._wrap(ops.select(keep, x._node, ops.constant(0, x.dtype, shape)), x.device)
 
@@ -420,5 +420,5 @@ def diag(v, /, k=0):
     padded = ops.pad(v._node, ops.scalar(0, v.dtype), (0,), (abs(k),))
     wide = ops.broadcast_in_dim(padded, (m, m), (0,) if k >= 0 else (1,))
     r, c = ops.iota((m, m), 0, dt.int64), ops.iota((m, m), 1, dt.int64)
-    on = ops.compare(ops.elementwise("stablehlo.add", r, ops.constant(k, dt.int64, (m, m))), c, "EQ")
+    on = ops.compare(ops.ADD(r, ops.constant(k, dt.int64, (m, m))), c, "EQ")
     return Array._wrap(ops.select(on, wide, ops.constant(0, v.dtype, (m, m))), v.device)

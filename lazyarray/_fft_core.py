@@ -93,16 +93,10 @@ def scale(node, factor):
     if factor == 1.0:
         return node
     if node.dtype.kind == "c":
-        re = ops.elementwise("stablehlo.real", node, dtype=dt.real_of(node.dtype))
-        im = ops.elementwise("stablehlo.imag", node, dtype=dt.real_of(node.dtype))
-        return ops.elementwise("stablehlo.complex", scale(re, factor), scale(im, factor), dtype=node.dtype)
-    return ops.elementwise("stablehlo.multiply", node, ops.constant(factor, node.dtype, node.shape))
-
-
-def conj(node):
-    re = ops.elementwise("stablehlo.real", node, dtype=dt.real_of(node.dtype))
-    im = ops.elementwise("stablehlo.imag", node, dtype=dt.real_of(node.dtype))
-    return ops.elementwise("stablehlo.complex", re, ops.elementwise("stablehlo.negate", im), dtype=node.dtype)
+        re = ops.REAL(node)
+        im = ops.IMAG(node)
+        return ops.COMPLEX(scale(re, factor), scale(im, factor))
+    return ops.MULTIPLY(node, ops.constant(factor, node.dtype, node.shape))
 
 
 def roll(node, axis, shift):
@@ -130,5 +124,5 @@ def frequencies(n, positive_only, dtype):
     if pos == n:
         return head
     tail = ops.iota((n - pos,), 0, dtype)
-    tail = ops.elementwise("stablehlo.subtract", tail, ops.constant(n // 2, dtype, tail.shape))
+    tail = ops.SUBTRACT(tail, ops.constant(n // 2, dtype, tail.shape))
     return ops.concatenate((head, tail), 0)

@@ -73,9 +73,6 @@ def vecdot(x1, x2, /, *, axis=-1):
         raise ValueError(f"vecdot: axis {axis} differs in size: {x1.shape} and {x2.shape}")
     a, b = ops.broadcast_to(a, shape), ops.broadcast_to(b, shape)
     if dtype.kind == "c":
-        a = ops.elementwise("stablehlo.complex",
-                            ops.elementwise("stablehlo.real", a, dtype=dt.real_of(dtype)),
-                            ops.elementwise("stablehlo.negate", ops.elementwise("stablehlo.imag", a, dtype=dt.real_of(dtype))),
-                            dtype=dtype)
-    prod = ops.elementwise("stablehlo.multiply", a, b)
+        a = ops.conj(a)
+    prod = ops.MULTIPLY(a, b)
     return Array._wrap(ops.reduce(prod, (axis,), "add"), x1.device)

@@ -9,73 +9,10 @@ from . import _dtypes as dt
 from . import _ops as ops
 from ._advanced_indexing import full, true_positions, unravel
 from ._array_object import Array
-from ._graph import bind
 from ._helpers import _scalar, binary_operands, broadcast_shapes, check_array, is_scalar, normalize_axes, normalize_axis
-from ._ops import primitive
-
-E = ops.elementwise
-
-
-# ---------------------------------------------------------------- order keys
-
-def order_key(node, nan="high"):
-    """An integer key with the order of a real floating node's values, computed from their bits.
-
-    XLA's CPU backend treats subnormal inputs of a float comparison as zero (denormals-are-zero),
-    so float compares would call 1.4e-45 equal to 0 where numpy (and the interpreter tier) do
-    not; an index answer (searchsorted, argmax) would then be off by whole positions. The key is
-    the sign-magnitude value as a two's complement integer: -inf < ... < -subnormal < 0 (both
-    zeros) < subnormal < ... < inf, then every NaN (equal to each other) above (`nan="high"`) or
-    below (`"low"`) every number."""
-    bits, magnitude = ops.float_bits(node)
-    ity = bits.dtype
-    zero = ops.constant(0, ity, node.shape)
-    key = ops.select(ops.compare(bits, zero, "LT"), E("stablehlo.subtract", zero, magnitude), magnitude)
-    inf_bits = np.asarray(np.inf, node.dtype.np).view(ity.np).item()
-    is_nan = ops.compare(magnitude, ops.constant(inf_bits, ity, node.shape), "GT")
-    info = np.iinfo(ity.np)
-    return ops.select(is_nan, ops.constant(info.max if nan == "high" else info.min, ity, node.shape), key)
 
 
 # ---------------------------------------------------------------- argmax / argmin
-
-def _cmp(e, a, b, direction):
-    return e.op("stablehlo.compare", (a, b), (), dt.bool,
-                f"comparison_direction = #stablehlo<comparison_direction {direction}>, "
-                f"compare_type = #stablehlo<comparison_type {ops._compare_type(a.dtype)}>")
-
-
-@primitive("argreduce")
-def _lower_argreduce(e, node, x, idx):
-    """One variadic reduce over (value, index) pairs. The winner of a pair is the larger value
-    (smaller for argmin), NaN beating every number as in numpy, ties going to the smaller index:
-    a total order, so the reduction's grouping cannot change the answer."""
-    kind, axis = node.attrs
-    better = "GT" if kind == "max" else "LT"
-    start = ops._lowest(x.dtype) if kind == "max" else ops._highest(x.dtype)
-    init_v = e.constant(start, (), x.dtype)
-    init_i = e.constant(np.iinfo(np.int64).max, (), dt.int64)  # loses every tie
-
-    def body(r, a):
-        av, ai, bv, bi = a
-        first = _cmp(r, ai, bi, "LT")
-        wins = r.op("stablehlo.or", (_cmp(r, av, bv, better),
-                                     r.op("stablehlo.and", (_cmp(r, av, bv, "EQ"), first), (), dt.bool)), (), dt.bool)
-        if x.dtype.kind == "f":
-            anan, bnan = _cmp(r, av, av, "NE"), _cmp(r, bv, bv, "NE")
-            bnum = r.op("stablehlo.not", (bnan,), (), dt.bool)
-            nan_wins = r.op("stablehlo.and", (anan, r.op("stablehlo.or", (bnum, first), (), dt.bool)), (), dt.bool)
-            num_wins = r.op("stablehlo.and", (bnum, wins), (), dt.bool)
-            wins = r.op("stablehlo.or", (nan_wins, num_wins), (), dt.bool)
-        return [r.op("stablehlo.select", (wins, av, bv), (), x.dtype),
-                r.op("stablehlo.select", (wins, ai, bi), (), dt.int64)]
-
-    region = e.region([x.dtype, dt.int64, x.dtype, dt.int64], body)
-    outs = e.op_multi("stablehlo.reduce", (x, idx, init_v, init_i),
-                      [(node.shape, x.dtype), (node.shape, dt.int64)],
-                      f"dimensions = array<i64: {axis}>", region)
-    return outs[1]
-
 
 def _arg_extreme(x, axis, keepdims, kind, fname):
     check_array(x)
@@ -86,7 +23,7 @@ def _arg_extreme(x, axis, keepdims, kind, fname):
         node = ops.convert(node, dt.uint8)
     elif node.dtype.kind == "f":
         # order keys: subnormals stay apart from 0 on XLA's CPU; NaN wins, as in numpy
-        node = order_key(node, nan="high" if kind == "max" else "low")
+        node = ops.order_key(node, nan="high" if kind == "max" else "low")
     if axis is None:
         node = ops.reshape(node, (x.size,))
         ax = 0
@@ -94,8 +31,7 @@ def _arg_extreme(x, axis, keepdims, kind, fname):
         ax = normalize_axis(axis, x.ndim)
     if node.shape[ax] == 0:
         raise ValueError(f"{fname}: attempt to get the {kind} of an empty sequence")
-    shape = tuple(n for i, n in enumerate(node.shape) if i != ax)
-    out = bind(_lower_argreduce, (node, ops.iota(node.shape, ax, dt.int64)), (kind, ax), shape, dt.int64)
+    out = ops.argreduce(node, ax, kind)
     if keepdims:
         out = ops.reshape(out, (1,) * x.ndim if axis is None else
                           tuple(1 if i == ax else n for i, n in enumerate(x.shape)))
@@ -144,7 +80,7 @@ def _total_less(a, b):
         return lt
     anum = ops.compare(a, a, "EQ")
     bnan = ops.compare(b, b, "NE")
-    return E("stablehlo.or", lt, E("stablehlo.and", anum, bnan))
+    return ops.OR(lt, ops.AND(anum, bnan))
 
 
 def searchsorted(x1, x2, /, *, side="left", sorter=None):
@@ -169,7 +105,7 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
     if dtype.kind == "f":
         # compared as order keys (see order_key): subnormal neighbours of a value stay apart
         # from it on XLA's CPU; NaN sorts above every number, as in sort
-        keys, values = order_key(keys), order_key(values)
+        keys, values = ops.order_key(keys), ops.order_key(values)
     n = x1.shape[0]
     if sorter is not None:
         check_array(sorter, "sorter")
@@ -186,15 +122,15 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
     one, two = full(1, dt.int64, shape), full(2, dt.int64, shape)
     for _ in range(n.bit_length()):
         active = ops.compare(lo, hi, "LT")
-        mid = E("stablehlo.divide", E("stablehlo.add", lo, hi), two)
+        mid = ops.DIVIDE(ops.ADD(lo, hi), two)
         probe = ops.gather_points(keys, ops.reshape(mid, shape + (1,)), (0,))  # mid == n clamps
         if side == "left":
             right = _total_less(probe, values)
         else:
-            right = E("stablehlo.not", _total_less(values, probe))
-        go = E("stablehlo.and", active, right)
-        stay = E("stablehlo.and", active, E("stablehlo.not", right))
-        lo = ops.select(go, E("stablehlo.add", mid, one), lo)
+            right = ops.NOT(_total_less(values, probe))
+        go = ops.AND(active, right)
+        stay = ops.AND(active, ops.NOT(right))
+        lo = ops.select(go, ops.ADD(mid, one), lo)
         hi = ops.select(stay, mid, hi)
     return Array._wrap(lo, x1._device)
 

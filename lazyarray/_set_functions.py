@@ -56,14 +56,14 @@ class _Runs:
             self.count = 0
             return
         flat = ops.reshape(x._node, (self.n,))
-        self.sorted, self.perm = ops.sort([flat, ops.iota((self.n,), 0, dt.int64)], 0, stable=True)
+        self.sorted, self.perm = ops.sort([flat, ops.iota((self.n,), 0, dt.int64)], 0)
         starts_run = full(True, dt.bool, (1,))
         if self.n > 1:
             later = ops.slice_(self.sorted, (1,), (self.n,))
             earlier = ops.slice_(self.sorted, (0,), (self.n - 1,))
             # NE is IEEE inequality: NaN != NaN (each NaN a run of its own), -0.0 == +0.0
             starts_run = ops.concatenate([starts_run, ops.compare(later, earlier, "NE")], 0)
-        self.group = E("stablehlo.subtract", ops.cumulative(ops.convert(starts_run, dt.int64), 0, "add"),
+        self.group = ops.SUBTRACT(ops.cumulative(ops.convert(starts_run, dt.int64), 0, "add"),
                        full(1, dt.int64, (self.n,)))
         total = ops.slice_(self.group, (self.n - 1,), (self.n,))
         # one program: the sort and run numbers are realized with the count, not recomputed
@@ -101,7 +101,7 @@ class _Runs:
             return self._wrap(full(0, dt.int64, (0,)))
         ends = ops.concatenate([ops.slice_(self.starts(), (1,), (self.count,)),
                                 full(self.n, dt.int64, (1,))], 0)
-        return self._wrap(E("stablehlo.subtract", ends, self.starts()))
+        return self._wrap(ops.SUBTRACT(ends, self.starts()))
 
     def inverse_indices(self):
         """Run number of each element of x, in x's shape: the run numbers scattered back to the
@@ -179,9 +179,9 @@ def isin(x1, x2, /, *, invert=False):
         else:
             table = sort(Array._wrap(ops.reshape(n2, (m,)), device))
             pos = searchsorted(table, Array._wrap(n1, device))._node
-            clamped = E("stablehlo.minimum", pos, full(m - 1, dt.int64, shape))
+            clamped = ops.MINIMUM(pos, full(m - 1, dt.int64, shape))
             probe = ops.gather_points(table._node, ops.reshape(clamped, shape + (1,)), (0,))
             found = ops.compare(probe, n1, "EQ")  # NaN finds nothing: NaN != NaN
     if invert:
-        found = E("stablehlo.not", found)
+        found = ops.NOT(found)
     return Array._wrap(found, device)

@@ -7,9 +7,10 @@ sort keeps their order, as numpy's). Complex values sort lexicographically by (r
 Descending keeps stability: the comparator is "greater than", so equal elements stay in input
 order.
 
-Real floats are sorted by integer keys made from their bits (`order_key`), with the values
-carried along: XLA's CPU backend treats subnormal float compares as zero (and its single-operand
-float sort compares floats natively), which would leave 5e-324 and -1e-310 unordered.
+Sorts are always stable, also for `stable=False` (the standard allows it): an unstable sort's
+tie order would be XLA's own, which the interpreter tier could not reproduce. Floats are sorted
+by integer keys made from their bits (`_ops.sort.order_key`): XLA's CPU backend treats subnormal
+float compares as zero, which would leave 5e-324 and -1e-310 unordered.
 """
 from __future__ import annotations
 
@@ -17,7 +18,6 @@ from . import _dtypes as dt
 from . import _ops as ops
 from ._array_object import Array
 from ._helpers import check_array, normalize_axis
-from ._searching_functions import order_key
 
 
 def _axis(x, axis, fname):
@@ -31,10 +31,7 @@ def sort(x, /, *, axis=-1, descending=False, stable=True):
     axis = _axis(x, axis, "sort")
     if x.shape[axis] <= 1:
         return Array._wrap(x._node, x.device)  # a new handle: mutating it leaves x alone
-    if x.dtype.kind == "f":
-        _, out = ops.sort([order_key(x._node), x._node], axis, descending=bool(descending), stable=bool(stable))
-    else:
-        out, = ops.sort([x._node], axis, descending=bool(descending), stable=bool(stable))
+    out, = ops.sort([x._node], axis, descending=descending)
     return Array._wrap(out, x.device)
 
 
@@ -43,6 +40,5 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True):
     positions = ops.iota(x.shape, axis, dt.DEFAULT_INDEX)
     if x.shape[axis] <= 1:
         return Array._wrap(positions, x.device)
-    key = order_key(x._node) if x.dtype.kind == "f" else x._node
-    _, order = ops.sort([key, positions], axis, descending=bool(descending), stable=bool(stable))
+    _, order = ops.sort([x._node, positions], axis, descending=descending)
     return Array._wrap(order, x.device)

@@ -87,7 +87,7 @@ def mean(x, /, *, axis=None, keepdims=False):
     axes = normalize_axes(axis, x.ndim)
     total = ops.reduce(x._node, axes, "add")
     n = _count(x.shape, axes)
-    out = ops.elementwise("stablehlo.divide", total, ops.constant(n if n else np.nan, x.dtype, total.shape))
+    out = ops.DIVIDE(total, ops.constant(n if n else np.nan, x.dtype, total.shape))
     if n == 0:
         out = ops.constant(np.nan, x.dtype, total.shape)
     return Array._wrap(_keep(out, axes, keepdims, x.shape), x.device)
@@ -102,20 +102,20 @@ def var(x, /, *, axis=None, correction=0.0, keepdims=False):
     node = x._node
     total = ops.reduce(node, axes, "add")
     kept = tuple(1 if i in axes else s for i, s in enumerate(x.shape))
-    m = ops.elementwise("stablehlo.divide", total, ops.constant(n if n else 1, x.dtype, total.shape))
-    d = ops.elementwise("stablehlo.subtract", node, ops.broadcast_to(ops.reshape(m, kept), x.shape))
-    ss = ops.reduce(ops.elementwise("stablehlo.multiply", d, d), axes, "add")
+    m = ops.DIVIDE(total, ops.constant(n if n else 1, x.dtype, total.shape))
+    d = ops.SUBTRACT(node, ops.broadcast_to(ops.reshape(m, kept), x.shape))
+    ss = ops.reduce(ops.MULTIPLY(d, d), axes, "add")
     denom = n - correction
     if denom <= 0:
         out = ops.constant(np.nan, x.dtype, ss.shape)
     else:
-        out = ops.elementwise("stablehlo.divide", ss, ops.broadcast_in_dim(ops.scalar(denom, x.dtype), ss.shape, ()))
+        out = ops.DIVIDE(ss, ops.broadcast_in_dim(ops.scalar(denom, x.dtype), ss.shape, ()))
     return Array._wrap(_keep(out, axes, keepdims, x.shape), x.device)
 
 
 def std(x, /, *, axis=None, correction=0.0, keepdims=False):
     v = var(x, axis=axis, correction=correction, keepdims=keepdims)
-    return Array._wrap(ops.elementwise("stablehlo.sqrt", v._node), v.device)
+    return Array._wrap(ops.SQRT(v._node), v.device)
 
 
 def _cumulative(x, axis, dtype, include_initial, kind, fname):

@@ -186,16 +186,15 @@ class Reinterpret(Step):
 def _reinterpret(node, dst):
     src = node.dtype
     if src.bits == dst.bits:
-        return ops.elementwise("stablehlo.bitcast_convert", node, dtype=dst)
+        return ops.bitcast(node, dst)
     lead, n = node.shape[:-1], node.shape[-1]
     if src.kind == "c":  # -> (..., 2n) of its real parts and imaginary parts interleaved
-        parts = [ops.reshape(ops.elementwise(f"stablehlo.{p}", node, dtype=dst), lead + (n, 1))
-                 for p in ("real", "imag")]
+        parts = [ops.reshape(part(node), lead + (n, 1)) for part in (ops.REAL, ops.IMAG)]
         return ops.reshape(ops.concatenate(parts, len(lead) + 1), lead + (2 * n,))
     pairs = ops.reshape(node, lead + (n // 2, 2))
     re, im = (ops.reshape(ops.slice_(pairs, (0,) * len(lead) + (0, k), lead + (n // 2, k + 1)), lead + (n // 2,))
               for k in (0, 1))
-    return ops.elementwise("stablehlo.complex", re, im, dtype=dst)
+    return ops.COMPLEX(re, im)
 
 
 def reinterpreted_strides(strides, src, dst):

@@ -182,14 +182,14 @@ def irfftn(x, /, *, s=None, axes=None, norm="backward"):
 def hfft(x, /, *, n=None, axis=-1, norm="backward"):
     # the spectrum of a Hermitian signal: irfft of the conjugate with the norm mirrored
     axis, n = _axis_and_n(check_array(x), n, axis, "hfft", half_input=True)
-    node = core.conj(_complex_input(x, "hfft"))
+    node = ops.conj(_complex_input(x, "hfft"))
     return _wrap(_c2r(node, (axis,), [n], _SWAP[_norm(norm, "hfft")], "hfft"), x)
 
 
 def ihfft(x, /, *, n=None, axis=-1, norm="backward"):
     axis, n = _axis_and_n(check_array(x), n, axis, "ihfft")
     node = _r2c(x, (axis,), [n], _SWAP[_norm(norm, "ihfft")], "ihfft")
-    return _wrap(core.conj(node), x)
+    return _wrap(ops.conj(node), x)
 
 
 # ---------------------------------------------------------------- frequencies and shifts
@@ -207,7 +207,7 @@ def _freq(n, d, dtype, device, positive_only, fname):
     k = core.frequencies(n, positive_only, dtype)
     # 1/(n*d) is a graph parameter: a new spacing d reuses the compiled program
     step = ops.broadcast_in_dim(ops.scalar(1.0 / (n * d), dtype), k.shape, ())
-    return Array._wrap(ops.elementwise("stablehlo.multiply", k, step), device)
+    return Array._wrap(ops.MULTIPLY(k, step), device)
 
 
 def fftfreq(n, /, *, d=1.0, dtype=None, device=None):

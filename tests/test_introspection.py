@@ -38,14 +38,14 @@ def test_miss_explanation_names_a_differing_op(fresh, monkeypatch):
     x = xp.asarray(np.ones(4))
     float(xp.sum(xp.exp(x)))
     float(xp.sum(xp.sin(x)))
-    assert "sine" in fresh.miss_explanations[-1] and "exponential" in fresh.miss_explanations[-1]
+    assert "sin " in fresh.miss_explanations[-1] and "exp " in fresh.miss_explanations[-1]
 
 
 def test_graph_text_and_dot_and_stablehlo():
     a = xp.asarray(np.ones((2, 3), dtype=np.float32))
     b = xp.sin(a) + 1.0  # sin: a StableHLO op of its own (exp float32 is our math.exp formula)
     text = xp.graph_text(b)
-    assert "stablehlo.sine" in text and "float32[2, 3]" in text and "outputs:" in text
+    assert "sin(" in text and "float32[2, 3]" in text and "outputs:" in text
     dot = xp.graph_dot(b)
     assert dot.startswith("digraph") and "->" in dot
     hlo = xp.stablehlo(b)

@@ -27,8 +27,11 @@ import math
 
 import numpy as np
 
-from . import _dtypes as dt
-from ._emit import i64_array
+from .. import _dtypes as dt
+from .elementwise import (ABS, ACOS, ACOSH, ADD, AND, ASIN, ASINH, ATANH, BITCAST, CLAMP, CONVERT, COSH,
+                          DIVIDE, EXP, EXPM1, LOG, LOG1P, MAXIMUM, MULTIPLY, NEGATE, OR, ROUND_EVEN,
+                          SHIFT_LEFT, SHIFT_RIGHT_ARITHMETIC, SHIFT_RIGHT_LOGICAL, SINH, SQRT, SUBTRACT,
+                          TANH, Elementwise, emit_compare, emit_select)
 
 # the constants split in two floats (hi + lo) from 50-digit values
 _INV_LN2 = (1.4426950408889634, 2.0355273740931033e-17)
@@ -50,67 +53,64 @@ class _Builder:
         if dtype.kind == "f":  # opaque to the conversion's folds (x + 0.0 => x, ...)
             v = self.e.op("stablehlo.optimization_barrier", (v,), (), dtype)
         if self.shape:
-            v = self.e.op("stablehlo.broadcast_in_dim", (v,), self.shape, dtype, f"broadcast_dimensions = {i64_array(())}")
+            v, = self.e.broadcast_scalars((v,), self.shape)
         return v
 
     def _v(self, x, like):
         return x if not isinstance(x, (int, float)) else self.c(float(x) if like.dtype.kind == "f" else x, like.dtype)
 
-    def op(self, name, *args, dtype=None):
+    def op(self, op, *args, dtype=None):
         first = next(a for a in args if not isinstance(a, (int, float)))
         args = [self._v(a, first) for a in args]
-        return self.e.op(name, args, self.shape, dtype or first.dtype)
+        return self.e.op(op.hlo, args, self.shape, dtype or first.dtype)
 
     def add(self, a, b):
-        return self.op("stablehlo.add", a, b)
+        return self.op(ADD, a, b)
 
     def sub(self, a, b):
-        return self.op("stablehlo.subtract", a, b)
+        return self.op(SUBTRACT, a, b)
 
     def mul(self, a, b):
-        return self.op("stablehlo.multiply", a, b)
+        return self.op(MULTIPLY, a, b)
 
     def div(self, a, b):
-        return self.op("stablehlo.divide", a, b)
+        return self.op(DIVIDE, a, b)
 
     def neg(self, a):
-        return self.op("stablehlo.negate", a)
+        return self.op(NEGATE, a)
 
     def abs(self, a):
-        return self.op("stablehlo.abs", a)
+        return self.op(ABS, a)
 
     def exp(self, a):
-        return self.op("stablehlo.exponential", a)
+        return self.op(EXP, a)
 
     def log(self, a):
-        return self.op("stablehlo.log", a)
+        return self.op(LOG, a)
 
     def sqrt(self, a):
-        return self.op("stablehlo.sqrt", a)
+        return self.op(SQRT, a)
 
     def cmp(self, a, b, direction):
         first = a if not isinstance(a, (int, float)) else b
         a, b = self._v(a, first), self._v(b, first)
-        kind = {"f": "FLOAT", "i": "SIGNED", "u": "UNSIGNED"}[first.dtype.kind]
-        return self.e.op("stablehlo.compare", (a, b), self.shape, dt.bool,
-                         f"comparison_direction = #stablehlo<comparison_direction {direction}>, "
-                         f"compare_type = #stablehlo<comparison_type {kind}>")
+        return emit_compare(self.e, a, b, direction)
 
     def select(self, p, a, b):
         like = a if not isinstance(a, (int, float)) else b
-        return self.e.op("stablehlo.select", (p, self._v(a, like), self._v(b, like)), self.shape, like.dtype)
+        return emit_select(self.e, p, self._v(a, like), self._v(b, like))
 
     def and_(self, a, b):
-        return self.e.op("stablehlo.and", (a, b), self.shape, a.dtype)
+        return AND.emit(self.e, a, b)
 
     def or_(self, a, b):
-        return self.e.op("stablehlo.or", (a, b), self.shape, a.dtype)
+        return OR.emit(self.e, a, b)
 
     def convert(self, a, dtype):
-        return self.e.op("stablehlo.convert", (a,), self.shape, dtype)
+        return self.e.op(CONVERT.hlo, (a,), self.shape, dtype)
 
     def bitcast(self, a, dtype):
-        return self.e.op("stablehlo.bitcast_convert", (a,), self.shape, dtype)
+        return self.e.op(BITCAST.hlo, (a,), self.shape, dtype)
 
     def mul_split(self, a, const):
         """a * (hi + lo) for a constant split in two: one rounding more precise than a * c."""
@@ -144,19 +144,19 @@ def _exp(b, x):
     steps (2^k alone may overflow). |r| <= ln 2 / 2: the first term left out is below 1e-19 of 1
     (float64), 2e-10 (float32)."""
     terms, ln2, (lo, hi), over, under, ity, bias, mbits = _EXP[x.dtype]
-    xc = b.op("stablehlo.clamp", lo, x, hi)
-    k = b.op("stablehlo.round_nearest_even", b.mul(xc, _INV_LN2[0]))
+    xc = b.op(CLAMP, lo, x, hi)
+    k = b.op(ROUND_EVEN, b.mul(xc, _INV_LN2[0]))
     r_hi = b.sub(xc, b.mul(k, ln2[0]))  # exact
     r_lo = b.neg(b.mul(k, ln2[1]))
     r = b.add(r_hi, r_lo)
     tail = b.add(r_lo, b.mul(b.mul(r, r), b.poly(r, terms, x.dtype)))
     p = b.add(1.0, b.add(r_hi, tail))
     ki = b.convert(k, ity)
-    k1 = b.op("stablehlo.shift_right_arithmetic", ki, 1)
+    k1 = b.op(SHIFT_RIGHT_ARITHMETIC, ki, 1)
     k2 = b.sub(ki, k1)
 
     def pow2(n):
-        return b.bitcast(b.op("stablehlo.shift_left", b.add(n, bias), mbits), x.dtype)
+        return b.bitcast(b.op(SHIFT_LEFT, b.add(n, bias), mbits), x.dtype)
     out = b.mul(b.mul(p, pow2(k1)), pow2(k2))
     out = b.select(b.cmp(x, over, "GT"), math.inf, out)
     out = b.select(b.cmp(x, under, "LT"), 0.0, out)
@@ -292,8 +292,8 @@ def _acosh(b, x):
 def _split_exponent(b, x):
     """x = 2^e * m with m in [sqrt(1/2), sqrt(2)), for positive normal x (e as float64)."""
     bits = b.bitcast(x, dt.int64)
-    e = b.sub(b.op("stablehlo.shift_right_logical", bits, 52), 1023)
-    mbits = b.op("stablehlo.or", b.op("stablehlo.and", bits, (1 << 52) - 1), 1023 << 52)
+    e = b.sub(b.op(SHIFT_RIGHT_LOGICAL, bits, 52), 1023)
+    mbits = b.op(OR, b.op(AND, bits, (1 << 52) - 1), 1023 << 52)
     m = b.bitcast(mbits, dt.float64)
     high = b.cmp(m, _SQRT2, "GT")
     m = b.select(high, b.mul(m, 0.5), m)
@@ -319,7 +319,7 @@ def _log10(b, x):
 
 
 def _asin(b, x):
-    return b.select(b.cmp(b.abs(x), 1e-30, "LT"), x, b.op("chlo.asin", x))  # XLA: asin(tiny) = 0
+    return b.select(b.cmp(b.abs(x), 1e-30, "LT"), x, b.op(ASIN, x))  # XLA: asin(tiny) = 0
 
 
 def _native(name):
@@ -328,7 +328,7 @@ def _native(name):
 
 def _hypot(b, x, y):
     ax, ay = b.abs(x), b.abs(y)
-    m = b.op("stablehlo.maximum", ax, ay)
+    m = b.op(MAXIMUM, ax, ay)
     # scale by a power of two (exact) so the squares neither overflow nor lose bits
     scale = b.select(b.cmp(m, 2.0 ** 500, "GT"), 2.0 ** -600, b.select(b.cmp(m, 2.0 ** -500, "LT"), 2.0 ** 600, b.c(1.0)))
     sx, sy = b.mul(ax, scale), b.mul(ay, scale)
@@ -338,7 +338,7 @@ def _hypot(b, x, y):
 
 
 def _logaddexp(b, x, y):
-    m = b.op("stablehlo.maximum", x, y)
+    m = b.op(MAXIMUM, x, y)
     d = b.abs(b.sub(x, y))
     out = b.add(m, _log1p(b, _exp(b, b.neg(d))))
     same_inf = b.and_(b.cmp(b.abs(x), math.inf, "EQ"), b.cmp(x, y, "EQ"))
@@ -346,15 +346,15 @@ def _logaddexp(b, x, y):
 
 
 FORMULAS = {  # name -> (float64 formula, numpy function for the interpreter tier)
-    "acos": (_native("chlo.acos"), np.arccos),
+    "acos": (_native(ACOS), np.arccos),
     "acosh": (_acosh, np.arccosh),
     "asin": (_asin, np.arcsin),
     "asinh": (_asinh, np.arcsinh),
     "atanh": (_atanh, np.arctanh),
     "cosh": (_cosh, np.cosh),
-    "exp": (_native("stablehlo.exponential"), np.exp),
+    "exp": (_native(EXP), np.exp),
     "expm1": (_expm1, np.expm1),
-    "log": (_native("stablehlo.log"), np.log),
+    "log": (_native(LOG), np.log),
     "log1p": (_log1p, np.log1p),
     "log2": (_log2, np.log2),
     "log10": (_log10, np.log10),
@@ -373,17 +373,17 @@ def _f64_kernel(name):
         return b.select(b.or_(b.cmp(b.abs(x), math.inf, "EQ"), b.cmp(b.abs(y), math.inf, "EQ")), math.inf, r)
 
     def logaddexp(b, x, y):
-        m = b.op("stablehlo.maximum", x, y)
-        out = b.add(m, b.op("stablehlo.log_plus_one", b.exp(b.neg(b.abs(b.sub(x, y))))))
+        m = b.op(MAXIMUM, x, y)
+        out = b.add(m, b.op(LOG1P, b.exp(b.neg(b.abs(b.sub(x, y))))))
         return b.select(b.and_(b.cmp(b.abs(x), math.inf, "EQ"), b.cmp(x, y, "EQ")), x, out)
     special = {
         "log2": lambda b, x: b.mul(b.log(x), _INV_LN2[0]),
         "log10": lambda b, x: b.mul(b.log(x), _INV_LN10[0]),
         "hypot": hypot, "logaddexp": logaddexp,
     }
-    kernels = {"acos": "chlo.acos", "acosh": "chlo.acosh", "asin": "chlo.asin", "asinh": "chlo.asinh",
-               "atanh": "chlo.atanh", "cosh": "chlo.cosh", "expm1": "stablehlo.exponential_minus_one",
-               "log1p": "stablehlo.log_plus_one", "sinh": "chlo.sinh", "tanh": "stablehlo.tanh"}
+    kernels = {"acos": ACOS, "acosh": ACOSH, "asin": ASIN, "asinh": ASINH,
+               "atanh": ATANH, "cosh": COSH, "expm1": EXPM1,
+               "log1p": LOG1P, "sinh": SINH, "tanh": TANH}
     return special.get(name) or _native(kernels[name])
 
 
@@ -396,7 +396,7 @@ def uses_formula(name, dtype):
     return name in FORMULAS and dtype in NATIVE and name not in NATIVE[dtype]
 
 
-def lower(name, e, shape, dtype, args):
+def _lower(name, e, shape, dtype, args):
     """Emit function `name` on StableHLO values `args` of float dtype `dtype`."""
     b = _Builder(e, shape)
     if dtype is dt.float64:
@@ -405,3 +405,24 @@ def lower(name, e, shape, dtype, args):
         return F32_OWN[name](b, *args)
     wide = [b.convert(a, dt.float64) for a in args]
     return b.convert(_f64_kernel(name)(b, *wide), dtype)
+
+
+# ---------------------------------------------------------------- the primitives
+
+
+def _math_op(name):
+    def lower(e, node, *values):
+        return _lower(name, e, node.shape, node.dtype, e.broadcast_scalars(values, node.shape))
+    fn = FORMULAS[name][1]
+    return Elementwise(f"math.{name}", None, lower=lower, evaluate=lambda node, *xs: fn(*xs),
+                       covers=lambda node: node.dtype in (dt.float32, dt.float64))
+
+
+MATH = {name: _math_op(name) for name in FORMULAS}  # name -> its `math.<name>` primitive
+
+
+def math_function(name, *args):
+    """A real elementwise function lowered as our own formula: one node, whose interpreter rule
+    is numpy's function."""
+    assert args[0].dtype.kind == "f"
+    return MATH[name](*args)

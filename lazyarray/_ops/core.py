@@ -1,0 +1,78 @@
+"""`OpDef`: one primitive, defined once.
+
+A primitive is everything the two execution tiers need to know about one op, side by side:
+
+- `rule(args, attrs) -> (shape, dtype)`: the shape/dtype rule. Builders call it through
+  `bind` when tracing; the graph verifier (`_verify`) calls it again at a sync.
+- `lower(e, node, *values) -> value`: its StableHLO, through the emitter (`_emit.Emitter`).
+- `evaluate(node, *arrays) -> array`: its numpy evaluation for the interpreter tier, computing
+  what the compiled program computes (StableHLO's semantics, not numpy's where they differ), and
+  `covers(node)`, when given, saying which nodes that evaluation is exact for; a graph with a node
+  no evaluation covers is compiled instead.
+- `attrs`: the names of its static attributes, when it has any: `node.attrs` is then a named
+  tuple (`node.attrs.axis`), hashable and part of the graph's structural key.
+
+Every OpDef registers under its unique name in `OPS`, the op vocabulary (debug dumps and the
+fuzzer read it). Builders, the functions the namespace modules call, sit beside their OpDef in
+the family module and pass it around as an object: op names are never strings outside this
+package.
+"""
+from __future__ import annotations
+
+import collections
+
+import numpy as np
+
+from .._graph import bind as _bind
+
+OPS = {}  # name -> OpDef
+
+
+class OpDef:
+    __slots__ = ("name", "rule", "lower", "evaluate", "covers", "Attrs")
+
+    def __init__(self, name, *, rule, lower, evaluate=None, covers=None, attrs=None):
+        if name in OPS:
+            raise AssertionError(f"primitive {name!r} defined twice")
+        self.name = name
+        self.rule = rule
+        self.lower = lower
+        self.evaluate = evaluate
+        self.covers = covers
+        self.Attrs = collections.namedtuple(f"{name.replace('.', '_')}_attrs", attrs) if attrs else None
+        OPS[name] = self
+
+    def bind(self, args, attrs=()):
+        """Record a node of this primitive; its shape and dtype come from the rule."""
+        shape, dtype = self.rule(args, attrs)
+        return _bind(self, args, attrs, shape, dtype)
+
+    def interpretable(self, node):
+        """Whether the interpreter tier computes `node` exactly as the compiled program does."""
+        return self.evaluate is not None and (self.covers is None or self.covers(node))
+
+    def __repr__(self):
+        return f"OpDef({self.name})"
+
+
+def same_shape(args):
+    """The common shape of elementwise operands: equal shapes, or () for an operand that the
+    lowering broadcasts (a scalar costs no broadcast node while tracing)."""
+    shape = ()
+    for a in args:
+        s = a.shape
+        if s:
+            if shape and s != shape:
+                raise AssertionError(f"elementwise operands of shapes {[a.shape for a in args]}")
+            shape = s
+    return shape
+
+
+def kinds(allowed):
+    """A `covers` check: the first operand's dtype kind is one of `allowed` ('biufc')."""
+    return lambda node: node.args[0].dtype.kind in allowed
+
+
+def typed(value, npdt):
+    """A numpy 0-D value of dtype `npdt` (keeps the interpreter's arithmetic in that dtype)."""
+    return np.asarray(value, dtype=npdt)

@@ -1,0 +1,437 @@
+"""Elementwise primitives: one line each where StableHLO already has numpy's meaning, a short
+host evaluation above the line where it does not.
+
+Each constant (ADD, SIN, ...) is an `Elementwise` OpDef: call it on nodes (`ADD(x, y)`) to
+trace, `emit` it on emitter values inside another lowering. Operands share one dtype and one
+shape, or have shape () and are broadcast when lowered. The result dtype is the operands'
+(`same`), bool, their real counterpart (abs, real, imag of complex) or their complex one.
+
+Host evaluations reproduce the compiled program, op by op, in plain IEEE arithmetic: the
+compiled tier runs without XLA's algebraic simplifier (_runtime.compile_options) and with float
+constants opaque to the StableHLO folds (shape.CONSTANT), so no rewrite such as x / c =>
+x * (1 / c), log(exp(x)) => x or x + 0.0 => x changes a compiled value. Where StableHLO differs
+from numpy the evaluation says so: integer division by zero gives -1, shifts past the bit width
+give 0, maximum/minimum order -0.0 below +0.0, float -> int conversion saturates.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtypes as dt
+from .core import OpDef, kinds, same_shape, typed
+from .shape import constant
+
+
+def _same(d, attrs):
+    return d
+
+
+def _bool(d, attrs):
+    return dt.bool
+
+
+def _real(d, attrs):
+    return dt.real_of(d) if d.kind == "c" else d
+
+
+def _complex(d, attrs):
+    return dt.complex_of(d)
+
+
+def _given(d, attrs):
+    return attrs[0]
+
+
+class Elementwise(OpDef):
+    __slots__ = ("hlo", "out")
+
+    def __init__(self, name, hlo, *, out=_same, evaluate=None, covers=None, attrs=None, lower=None):
+        self.hlo, self.out = hlo, out
+        super().__init__(name, rule=self._rule, lower=lower or self._lower, evaluate=evaluate,
+                         covers=covers, attrs=attrs)
+
+    def _rule(self, args, attrs):
+        d = args[0].dtype
+        for a in args:
+            if a.dtype is not d:
+                raise AssertionError(f"{self.name}: operands of dtypes {[a.dtype.name for a in args]}")
+        return same_shape(args), self.out(d, attrs)
+
+    def _lower(self, e, node, *args):
+        return e.op(self.hlo, e.broadcast_scalars(args, node.shape), node.shape, node.dtype)
+
+    def __call__(self, *args):
+        return self.bind(args)
+
+    def emit(self, e, *values):
+        """This op on emitter values, inside another primitive's lowering."""
+        shape = same_shape(values)
+        return e.op(self.hlo, e.broadcast_scalars(values, shape), shape, self.out(values[0].dtype, ()))
+
+
+def _numpy(fn):
+    """An evaluation that is numpy's function of the operand values."""
+    return lambda node, *xs: fn(*xs)
+
+
+def _not_bool(node):
+    return node.args[0].dtype.kind != "b"
+
+
+# ---------------------------------------------------------------- arithmetic
+
+ADD = Elementwise("add", "stablehlo.add", evaluate=_numpy(np.add), covers=_not_bool)
+SUBTRACT = Elementwise("subtract", "stablehlo.subtract", evaluate=_numpy(np.subtract), covers=_not_bool)
+MULTIPLY = Elementwise("multiply", "stablehlo.multiply", evaluate=_numpy(np.multiply), covers=kinds("iuf"))
+
+
+def _divide(node, a, b):
+    d = node.dtype
+    if d.kind == "f":
+        return np.divide(a, b)
+    a, b = np.broadcast_arrays(a, b)
+    zero = b == 0
+    if d.kind == "u":
+        q = a // np.where(zero, typed(1, d.np), b)
+        return np.where(zero, typed(np.iinfo(d.np).max, d.np), q)
+    lo = np.iinfo(d.np).min
+    over = (a == lo) & (b == -1)
+    safe = np.where(zero | over, typed(1, d.np), b)
+    q = (a - np.fmod(a, safe)) // safe  # truncating division, exact
+    q = np.where(zero, typed(-1, d.np), q)
+    return np.where(over, a, q)  # INT_MIN / -1 = INT_MIN
+
+
+DIVIDE = Elementwise("divide", "stablehlo.divide", evaluate=_divide, covers=kinds("iuf"))
+
+
+def _remainder(node, a, b):
+    d = node.dtype
+    if d.kind == "f":
+        return np.fmod(a, b)
+    a, b = np.broadcast_arrays(a, b)
+    zero = b == 0
+    safe = np.where(zero, typed(1, d.np), b)
+    if d.kind == "i":
+        safe = np.where(b == -1, typed(1, d.np), safe)  # x % -1 = 0, and no INT_MIN % -1 trap
+    return np.where(zero, a, np.fmod(a, safe))  # x % 0 = x
+
+
+REMAINDER = Elementwise("remainder", "stablehlo.remainder", evaluate=_remainder, covers=kinds("iuf"))
+
+
+def _power(node, a, b):
+    a, b = np.broadcast_arrays(a, b)  # full arrays: numpy's scalar fast paths (b == 0.5 -> sqrt)
+    r = np.power(a, b)                # break C's pow(-0.0, 0.5) = +0.0, pow(-inf, 0.5) = +inf
+    half = b == 0.5
+    if half.any():
+        r = np.where(half & (a == 0), typed(0, node.dtype.np), r)
+        r = np.where(half & np.isneginf(a), typed(np.inf, node.dtype.np), r)
+    return r
+
+
+POWER = Elementwise("power", "stablehlo.power", evaluate=_power, covers=kinds("f"))
+
+
+def _maxmin(fn, take_neg):
+    def evaluate(node, a, b):
+        r = fn(a, b)
+        if node.dtype.kind == "f":
+            # IEEE: max(-0.0, +0.0) = +0.0 and min = -0.0, whichever comes first
+            both = (a == 0) & (b == 0)
+            if both.any():
+                sa, sb = np.signbit(a), np.signbit(b)
+                neg = (sa | sb) if take_neg else (sa & sb)
+                zero = typed(0, node.dtype.np)
+                r = np.where(both, np.where(neg, -zero, zero), r)
+        return r
+    return evaluate
+
+
+MAXIMUM = Elementwise("maximum", "stablehlo.maximum", evaluate=_maxmin(np.maximum, False), covers=kinds("biuf"))
+MINIMUM = Elementwise("minimum", "stablehlo.minimum", evaluate=_maxmin(np.minimum, True), covers=kinds("biuf"))
+NEGATE = Elementwise("negate", "stablehlo.negate", evaluate=_numpy(np.negative), covers=kinds("iufc"))
+# INT_MIN stays INT_MIN; complex -> hypot in the real dtype
+ABS = Elementwise("abs", "stablehlo.abs", out=_real, evaluate=_numpy(np.abs), covers=kinds("ifc"))
+
+
+def _sign(node, x):
+    if node.dtype.kind == "i":
+        return np.sign(x)
+    keep = (x == 0) | np.isnan(x)  # +-0 and NaN come back as they are
+    return np.where(keep, x, np.sign(x))
+
+
+def _round_afz(node, x):
+    t = np.trunc(x)
+    frac = np.abs(x - t)  # exact
+    step = np.where(x < 0, typed(-1, node.dtype.np), typed(1, node.dtype.np))
+    return np.where(frac >= typed(0.5, node.dtype.np), t + step, t)
+
+
+SIGN = Elementwise("sign", "stablehlo.sign", evaluate=_sign, covers=kinds("if"))
+FLOOR = Elementwise("floor", "stablehlo.floor", evaluate=_numpy(np.floor), covers=kinds("f"))
+CEIL = Elementwise("ceil", "stablehlo.ceil", evaluate=_numpy(np.ceil), covers=kinds("f"))
+ROUND_EVEN = Elementwise("round_even", "stablehlo.round_nearest_even", evaluate=_numpy(np.rint), covers=kinds("f"))
+ROUND_AFZ = Elementwise("round_afz", "stablehlo.round_nearest_afz", evaluate=_round_afz, covers=kinds("f"))
+IS_FINITE = Elementwise("is_finite", "stablehlo.is_finite", out=_bool, evaluate=_numpy(np.isfinite), covers=kinds("f"))
+
+# ---------------------------------------------------------------- bitwise and logical
+
+AND = Elementwise("and", "stablehlo.and", evaluate=_numpy(np.bitwise_and), covers=kinds("biu"))
+OR = Elementwise("or", "stablehlo.or", evaluate=_numpy(np.bitwise_or), covers=kinds("biu"))
+XOR = Elementwise("xor", "stablehlo.xor", evaluate=_numpy(np.bitwise_xor), covers=kinds("biu"))
+NOT = Elementwise("not", "stablehlo.not", evaluate=_numpy(np.invert), covers=kinds("biu"))
+CLAMP = Elementwise("clamp", "stablehlo.clamp")  # (lo, x, hi): inside formulas only
+
+
+def _shift(kind):
+    def evaluate(node, a, b):
+        npdt = node.dtype.np
+        bits = npdt.itemsize * 8
+        udt, sdt = np.dtype(f"u{npdt.itemsize}"), np.dtype(f"i{npdt.itemsize}")
+        a, b = np.broadcast_arrays(a, b)
+        amount = b.view(udt)  # the shift is read as unsigned: negative amounts are huge
+        big = amount >= bits
+        amount = np.minimum(amount, typed(bits - 1, udt))
+        if kind == "arithmetic":  # sign fill, also for unsigned dtypes (the bits as signed)
+            return np.right_shift(a.view(sdt), amount.astype(sdt)).view(npdt)
+        r = (np.left_shift if kind == "left" else np.right_shift)(a.view(udt), amount)
+        return np.where(big, typed(0, udt), r).view(npdt)
+    return evaluate
+
+
+SHIFT_LEFT = Elementwise("shift_left", "stablehlo.shift_left", evaluate=_shift("left"), covers=kinds("iu"))
+SHIFT_RIGHT_ARITHMETIC = Elementwise("shift_right_arithmetic", "stablehlo.shift_right_arithmetic",
+                                     evaluate=_shift("arithmetic"), covers=kinds("iu"))
+SHIFT_RIGHT_LOGICAL = Elementwise("shift_right_logical", "stablehlo.shift_right_logical",
+                                  evaluate=_shift("logical"), covers=kinds("iu"))
+
+# ---------------------------------------------------------------- XLA's transcendental kernels
+#
+# Where the lowering still emits them (sin, cos, tan, atan, atan2, sqrt, float64 exp/log/acos,
+# and inside compositions such as _complex_math's). Measured against XLA CPU (jaxlib 0.10) over
+# wide sweeps with special values, numpy's function agrees within 4 ulp (outside subnormals) for
+# the dtypes each line covers, except log1p f64 (up to 103 ulp near -0.41) and tanh f64 (7 ulp),
+# kept so that graphs using them internally stay interpretable. The standard's functions whose
+# kernels are further off are `math.<name>` primitives (_ops.math) with our own formulas.
+
+_F32_F64 = (dt.float32, dt.float64)
+
+
+def _dtypes_in(*dtypes):
+    return lambda node: node.args[0].dtype in dtypes
+
+
+def _kernel(name, hlo, fn, dtypes=_F32_F64):
+    return Elementwise(name, hlo, evaluate=_numpy(fn) if dtypes else None,
+                       covers=_dtypes_in(*dtypes) if dtypes else None)
+
+
+EXP = _kernel("exp", "stablehlo.exponential", np.exp)
+LOG = _kernel("log", "stablehlo.log", np.log)
+LOG1P = _kernel("log1p", "stablehlo.log_plus_one", np.log1p)
+EXPM1 = _kernel("expm1", "stablehlo.exponential_minus_one", np.expm1, (dt.float64,))
+SIN = _kernel("sin", "stablehlo.sine", np.sin)
+COS = _kernel("cos", "stablehlo.cosine", np.cos)
+TAN = _kernel("tan", "stablehlo.tan", np.tan)
+TANH = _kernel("tanh", "stablehlo.tanh", np.tanh)
+SQRT = _kernel("sqrt", "stablehlo.sqrt", np.sqrt)
+ACOS = _kernel("acos", "chlo.acos", np.arccos)
+ACOSH = _kernel("acosh", "chlo.acosh", np.arccosh)
+ASIN = _kernel("asin", "chlo.asin", np.arcsin)
+ASINH = _kernel("asinh", "chlo.asinh", np.arcsinh)
+ATAN = _kernel("atan", "chlo.atan", np.arctan)
+ATANH = _kernel("atanh", "chlo.atanh", np.arctanh, (dt.float32,))
+ATAN2 = _kernel("atan2", "stablehlo.atan2", np.arctan2)
+NEXTAFTER = _kernel("nextafter", "chlo.next_after", np.nextafter)
+SINH = _kernel("sinh", "chlo.sinh", None, ())  # only inside complex compositions: compiled
+COSH = _kernel("cosh", "chlo.cosh", None, ())
+
+# ---------------------------------------------------------------- complex parts
+
+
+def _imag(node, x):
+    return np.imag(x) if x.dtype.kind == "c" else np.zeros(x.shape, x.dtype)
+
+
+def _make_complex(node, re, im):
+    re, im = np.broadcast_arrays(re, im)
+    out = np.empty(node.shape, node.dtype.np)
+    out.real, out.imag = re, im
+    return out
+
+
+REAL = Elementwise("real", "stablehlo.real", out=_real, evaluate=_numpy(np.real))
+IMAG = Elementwise("imag", "stablehlo.imag", out=_real, evaluate=_imag)
+COMPLEX = Elementwise("complex", "stablehlo.complex", out=_complex, evaluate=_make_complex, covers=kinds("f"))
+
+def conj(x):
+    """The complex conjugate of node x (x itself for a real dtype)."""
+    return COMPLEX(REAL(x), NEGATE(IMAG(x))) if x.dtype.kind == "c" else x
+
+
+# ---------------------------------------------------------------- compare, select, convert
+
+_COMPARE_TYPE = {"b": "UNSIGNED", "i": "SIGNED", "u": "UNSIGNED", "f": "FLOAT", "c": "FLOAT"}
+_COMPARE_FN = {"EQ": np.equal, "NE": np.not_equal, "LT": np.less, "LE": np.less_equal,
+               "GT": np.greater, "GE": np.greater_equal}
+
+
+def emit_compare(e, a, b, direction, compare_type=None):
+    """stablehlo.compare of emitter values; compare_type defaults to the one of their dtype."""
+    shape = same_shape((a, b))
+    a, b = e.broadcast_scalars((a, b), shape)
+    return e.op("stablehlo.compare", (a, b), shape, dt.bool,
+                f"comparison_direction = #stablehlo<comparison_direction {direction}>, "
+                f"compare_type = #stablehlo<comparison_type {compare_type or _COMPARE_TYPE[a.dtype.kind]}>")
+
+
+COMPARE = Elementwise(
+    "compare", "stablehlo.compare", out=_bool, attrs=("direction",),
+    lower=lambda e, node, x, y: emit_compare(e, x, y, node.attrs.direction),
+    evaluate=lambda node, a, b: _COMPARE_FN[node.attrs.direction](a, b),
+    covers=lambda node: node.args[0].dtype.kind != "c" or node.attrs.direction in ("EQ", "NE"))
+
+
+def compare(x, y, direction):
+    """direction: EQ, NE, LT, LE, GT, GE."""
+    return COMPARE.bind((x, y), COMPARE.Attrs(direction))
+
+
+def _select_rule(args, attrs):
+    p, a, b = args
+    if p.dtype is not dt.bool or a.dtype is not b.dtype:
+        raise AssertionError(f"select: a bool predicate and two branches of one dtype, got "
+                             f"{[x.dtype.name for x in args]}")
+    return same_shape(args), a.dtype
+
+
+def emit_select(e, p, a, b):
+    """stablehlo.select of emitter values (0-D operands broadcast)."""
+    shape = same_shape((p, a, b))
+    p, a, b = e.broadcast_scalars((p, a, b), shape)
+    return e.op("stablehlo.select", (p, a, b), shape, a.dtype)
+
+
+SELECT = OpDef("select", rule=_select_rule, lower=lambda e, node, p, a, b: emit_select(e, p, a, b),
+               evaluate=lambda node, p, a, b: np.where(p, a, b))
+
+
+def select(pred, on_true, on_false):
+    return SELECT.bind((pred, on_true, on_false))
+
+
+def _lower_convert(e, node, x):
+    if node.dtype.kind == "b":  # "!= 0" for numbers, spelled so the meaning does not rest on XLA
+        return emit_compare(e, x, e.constant(0, (), x.dtype), "NE")
+    if x.dtype.kind == "c" and node.dtype.kind != "c":
+        x = REAL.emit(e, x)
+    return e.op("stablehlo.convert", (x,), node.shape, node.dtype)
+
+
+def _float_to_int(x, npdt):
+    """Truncate toward zero, saturating at the integer range; NaN -> 0."""
+    info = np.iinfo(npdt)
+    bits = npdt.itemsize * 8
+    hi = np.asarray(2.0 ** (bits - 1 if info.min < 0 else bits), x.dtype)  # first too-large value
+    big = x >= hi
+    small = x <= np.asarray(info.min, x.dtype) if info.min < 0 else x < 0
+    bad = big | small | np.isnan(x)
+    out = np.where(bad, typed(0, x.dtype), x).astype(npdt)
+    out = np.where(big, typed(info.max, npdt), out)
+    return np.where(small, typed(info.min, npdt), out)
+
+
+def _convert(node, x):
+    target = node.dtype
+    if target.kind == "b":
+        return x != 0  # NaN -> True, -0.0 -> False; complex: either part
+    if x.dtype.kind == "c" and target.kind != "c":
+        x = np.real(x)
+    if x.dtype.kind == "f" and target.kind in "iu":
+        return _float_to_int(x, target.np)
+    if x.dtype.kind in "biu" and target.kind == "c":
+        return x.astype(dt.real_of(target).np).astype(target.np)
+    return x.astype(target.np)
+
+
+CONVERT = Elementwise("convert", "stablehlo.convert", out=_given, attrs=("dtype",),
+                      lower=_lower_convert, evaluate=_convert)
+
+
+def convert(x, dtype):
+    return x if x.dtype is dtype else CONVERT.bind((x,), CONVERT.Attrs(dtype))
+
+
+def _same_width(node):
+    x = node.args[0].dtype
+    return x.kind in "iuf" and node.dtype.kind in "iuf" and x.bits == node.dtype.bits
+
+
+BITCAST = Elementwise("bitcast", "stablehlo.bitcast_convert", out=_given, attrs=("dtype",),
+                      evaluate=lambda node, x: x.view(node.dtype.np), covers=_same_width)
+
+
+def bitcast(x, dtype):
+    return BITCAST.bind((x,), BITCAST.Attrs(dtype))
+
+
+def float_bits(x):
+    """(bits, magnitude bits) of a real floating node as signed integers of its width. Tests on
+    them are exact where XLA's CPU float compares are not (they call subnormals zero)."""
+    ity = dt.int32 if x.dtype.bits == 32 else dt.int64
+    bits = bitcast(x, ity)
+    return bits, AND(bits, constant(np.iinfo(ity.np).max, ity))
+
+
+# ---------------------------------------------------------------- integer power
+
+
+def _lower_integer_power(e, node, x, y):
+    """Repeated squaring in the integer dtype over every bit of the exponent, so the result wraps
+    modulo 2^n exactly as numpy's (XLA's own integer power looks at 6 exponent bits only:
+    `v ** v` for a large even int64 gave 1, numpy 0). An exponent < 0 gives the real result
+    truncated toward zero: 1 for base 1, +-1 for base -1 (by parity), else 0."""
+    d = node.dtype
+    x, y = e.broadcast_scalars((x, y), node.shape)
+
+    def splat(value):
+        return e.broadcast_scalars((e.constant(value, (), d),), node.shape)[0]
+
+    zero, one = splat(0), splat(1)
+    steps = d.bits - 1 if d.kind == "i" else d.bits  # the sign bit of a signed exponent: below
+    result, base = one, x
+    for k in range(steps):
+        bit = emit_compare(e, AND.emit(e, y, splat(1 << k)), zero, "NE")
+        result = emit_select(e, bit, MULTIPLY.emit(e, result, base), result)
+        if k + 1 < steps:
+            base = MULTIPLY.emit(e, base, base)
+    if d.kind == "i":
+        minus_one = splat(-1)
+        odd = emit_compare(e, AND.emit(e, y, one), zero, "NE")
+        for_minus_one = emit_select(e, odd, minus_one, one)
+        special = emit_select(e, emit_compare(e, x, minus_one, "EQ"), for_minus_one, zero)
+        special = emit_select(e, emit_compare(e, x, one, "EQ"), one, special)
+        result = emit_select(e, emit_compare(e, y, zero, "LT"), special, result)
+    return result
+
+
+def _integer_power(node, a, b):
+    """numpy's wrap-around power for exponents >= 0 (repeated squaring in the dtype, as the
+    lowering); an exponent < 0 gives the real result truncated toward zero: 1 for base 1,
+    +-1 for base -1, else 0 (0 ** -n too), where numpy raises."""
+    npdt = node.dtype.np
+    a, b = np.broadcast_arrays(a, b)
+    negative = b < 0
+    r = np.power(a, np.where(negative, typed(0, npdt), b))
+    if negative.any():
+        odd = (b & typed(1, npdt)).astype(bool)
+        one, minus_one, zero = typed(1, npdt), typed(-1, npdt), typed(0, npdt)
+        special = np.where(a == 1, one, np.where(a == minus_one, np.where(odd, minus_one, one), zero))
+        r = np.where(negative, special, r)
+    return r
+
+
+INTEGER_POWER = Elementwise("integer_power", "integer_power", lower=_lower_integer_power,
+                            evaluate=_integer_power, covers=kinds("iu"))

@@ -1,0 +1,134 @@
+"""Gather and scatter of points: `x[idx[..., 0], idx[..., 1], ...]` along some axes, whole along
+the others, and its inverse (set, or combine duplicates with a reducer).
+
+StableHLO's semantics, which both tiers keep: a gather clamps each start index into range, a
+scatter drops an update whose index is out of range, and of several `set` updates to one place
+the last wins (XLA's CPU scatter applies updates in order).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .core import OpDef
+from .reduce import REDUCERS
+
+
+def _dims(values):
+    return f"[{', '.join(map(str, values))}]"
+
+
+def _points_rule(x, idx, axes):
+    if idx.dtype.kind not in "iu" or not idx.shape or idx.shape[-1] != len(axes) or list(axes) != sorted(set(axes)):
+        raise AssertionError(f"points of {x.shape} along {axes} with indices {idx.shape} {idx.dtype.name}")
+    return idx.shape[:-1] + tuple(n for i, n in enumerate(x.shape) if i not in axes)
+
+
+# ---------------------------------------------------------------- gather
+
+
+def _lower_gather(e, node, x, idx):
+    axes = node.attrs.axes
+    batch = len(idx.shape) - 1
+    rest = len(x.shape) - len(axes)
+    sizes = ", ".join(str(1 if i in axes else n) for i, n in enumerate(x.shape))
+    return e.op("stablehlo.gather", (x, idx), node.shape, node.dtype,
+                "dimension_numbers = #stablehlo.gather<"
+                f"offset_dims = {_dims(range(batch, batch + rest))}, collapsed_slice_dims = {_dims(axes)}, "
+                f"start_index_map = {_dims(axes)}, index_vector_dim = {batch}>, "
+                f"slice_sizes = array<i64{': ' + sizes if sizes else ''}>, indices_are_sorted = false")
+
+
+def _gather(node, x, idx):
+    axes = node.attrs.axes
+    if 0 in node.shape:
+        return np.zeros(node.shape, node.dtype.np)
+    moved = np.moveaxis(x, axes, range(len(axes)))
+    coords = tuple(np.clip(idx[..., j], 0, x.shape[a] - 1)  # start indices clamp into range
+                   for j, a in enumerate(axes))
+    return moved[coords]
+
+
+GATHER = OpDef("gather", attrs=("axes",), lower=_lower_gather, evaluate=_gather,
+               rule=lambda args, a: (_points_rule(*args, a.axes), args[0].dtype),
+               # an empty axis cannot hold the slice of 1 (a result with no elements needs no gather)
+               covers=lambda node: (node.args[1].dtype.kind == "i" and (
+                   all(node.args[0].shape[a] > 0 for a in node.attrs.axes) or 0 in node.shape)))
+
+
+def gather_points(x, idx, axes):
+    """x[..., idx[..., k] along axes[k], ...]: idx has shape batch + (len(axes),), each row picks
+    one element along each of `axes` (sorted); the other axes of x are kept whole and follow the
+    batch axes in the result."""
+    return GATHER.bind((x, idx), GATHER.Attrs(tuple(axes)))
+
+
+# ---------------------------------------------------------------- scatter
+
+
+def _scatter_rule(args, a):
+    x, idx, upd = args
+    if upd.dtype is not x.dtype or upd.shape != _points_rule(x, idx, a.axes) or (
+            a.mode != "set" and a.mode not in REDUCERS):
+        raise AssertionError(f"scatter of {upd.shape} into {x.shape} along {a.axes}, mode {a.mode}")
+    return x.shape, x.dtype
+
+
+def _lower_scatter(e, node, x, idx, upd):
+    axes, mode = node.attrs
+    if mode == "set":
+        region = e.region([x.dtype, x.dtype], lambda r, v: [v[1]])
+    else:
+        region = e.region([x.dtype, x.dtype], lambda r, v: [REDUCERS[mode].op.emit(r, *v)])
+    batch = len(idx.shape) - 1
+    rest = len(x.shape) - len(axes)
+    return e.op("stablehlo.scatter", (x, idx, upd), node.shape, node.dtype,
+                "scatter_dimension_numbers = #stablehlo.scatter<"
+                f"update_window_dims = {_dims(range(batch, batch + rest))}, inserted_window_dims = {_dims(axes)}, "
+                f"scatter_dims_to_operand_dims = {_dims(axes)}, index_vector_dim = {batch}>, "
+                "indices_are_sorted = false, unique_indices = false", region)
+
+
+def _scatter(node, x, idx, upd):
+    axes, mode = node.attrs
+    out = np.array(x, copy=True)
+    k = len(axes)
+    rows = idx.reshape(-1, k)
+    vals = upd.reshape((rows.shape[0],) + upd.shape[idx.ndim - 1:])
+    if rows.shape[0] == 0 or out.size == 0:
+        return out
+    dims = [x.shape[a] for a in axes]
+    inside = np.ones(rows.shape[0], bool)
+    for j, n in enumerate(dims):  # an update out of bounds is dropped, not clamped
+        inside &= (rows[:, j] >= 0) & (rows[:, j] < n)
+    rows, vals = rows[inside], vals[inside]
+    if rows.shape[0] == 0:
+        return out
+    moved = np.moveaxis(out, axes, range(k))  # a view: writes land in out
+    if mode == "set":  # of several updates to one place, the last wins
+        flat = np.ravel_multi_index(tuple(rows.T), dims)
+        _, first_from_end = np.unique(flat[::-1], return_index=True)
+        keep = np.sort(rows.shape[0] - 1 - first_from_end)
+        moved[tuple(rows[keep].T)] = vals[keep]
+        return out
+    REDUCERS[mode].host_ufunc(node.dtype).at(moved, tuple(rows.T), vals)
+    if mode in ("max", "min") and node.dtype.kind == "f":
+        # a zero result is +0.0 (max) / -0.0 (min) when any of the zeros that met there had that sign
+        def wanted(v):
+            return (v == 0) & (~np.signbit(v) if mode == "max" else np.signbit(v))
+        flag = wanted(np.moveaxis(x, axes, range(k)))
+        np.logical_or.at(flag, tuple(rows.T), wanted(vals))
+        hit = flag & (moved == 0)
+        zero = np.zeros((), x.dtype)
+        moved[hit] = zero if mode == "max" else -zero
+    return out
+
+
+SCATTER = OpDef("scatter", attrs=("axes", "mode"), rule=_scatter_rule, lower=_lower_scatter, evaluate=_scatter,
+                covers=lambda node: node.args[1].dtype.kind == "i" and (
+                    node.attrs.mode == "set" or node.dtype.kind in REDUCERS[node.attrs.mode].kinds))
+
+
+def scatter_points(x, idx, upd, axes, mode="set"):
+    """The inverse of gather_points: upd has shape batch + (x's other axes); mode 'set' or a
+    reducer kind ('add', ...) for duplicates."""
+    return SCATTER.bind((x, idx, upd), SCATTER.Attrs(tuple(axes), mode))

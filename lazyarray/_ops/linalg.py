@@ -1,0 +1,147 @@
+"""Linear-algebra primitives: the LAPACK-style decompositions and the triangular solve.
+
+- `LINALG_KERNEL`: one output of a decomposition (LU, Cholesky, QR, eigh, eig, SVD). Its lowering
+  splices the platform's kernel, as jax lowers it (`_runtime_lapack`), into the module and
+  func.calls it, once per module and input however many of the kernel's outputs the graph uses.
+  The outputs share one `LINALG_OPERAND` node, so reading one computes the others still wanted
+  in the same program.
+- `TRIANGULAR_SOLVE`: stablehlo.triangular_solve, which XLA compiles itself on every platform.
+
+No host evaluation yet: graphs with these are compiled.
+"""
+from __future__ import annotations
+
+import math
+import weakref
+
+from .. import _dtypes as dt
+from .core import OpDef
+from .elementwise import compare, convert
+from .shape import broadcast_in_dim, constant, iota
+
+
+def _lu_shapes(shape):
+    return [(shape, None), (shape[:-1], dt.int32), (shape[:-1], dt.int32)]
+
+
+def _qr_shapes(shape, full):
+    *b, m, n = shape
+    b, k = tuple(b), min(m, n)
+    if full:
+        return [(b + (m, m), None), (b + (m, n), None)]
+    return [(b + (m, k), None), (b + (k, n), None)]
+
+
+def _svd_shapes(shape, full):
+    *b, m, n = shape
+    b, k = tuple(b), min(m, n)
+    if full:
+        return [(b + (m, m), None), (b + (k,), "real"), (b + (n, n), None)]
+    return [(b + (m, k), None), (b + (k,), "real"), (b + (k, n), None)]
+
+
+# kernel -> shape rule: (input shape, *params) -> [(shape, dtype)] with dtype None for the
+# input's, "real" / "complex" for its real / complex counterpart, or a DType
+KERNEL_OUTPUTS = {
+    "lu": _lu_shapes,  # (lu, pivots, permutation): a[..., perm, :] = L U
+    "cholesky": lambda s: [(s, None)],
+    "qr": _qr_shapes,  # (q, r)
+    "eigh": lambda s: [(s, None), (s[:-1], "real")],  # (eigenvectors, eigenvalues)
+    "eig": lambda s: [(s[:-1], "complex"), (s, "complex")],  # (eigenvalues, eigenvectors)
+    "svd": _svd_shapes,  # (u, s, vh)
+    "svdvals": lambda s: [(s[:-2] + (min(s[-2:]),), "real")],
+}
+
+
+def _out_dtype(rule, dtype):
+    if rule is None:
+        return dtype
+    if isinstance(rule, dt.DType):
+        return rule
+    return dt.real_of(dtype) if rule == "real" else dt.complex_of(dtype)
+
+
+def _outputs(name, shape, dtype, params):
+    return [(tuple(s), _out_dtype(r, dtype)) for s, r in KERNEL_OUTPUTS[name](shape, *params)]
+
+
+_calls = weakref.WeakKeyDictionary()  # Emitter -> {(kernel, params, platform, input): [V]}
+
+
+def _lower_kernel(e, node, x):
+    name, params, platform, index = node.attrs
+    memo = _calls.setdefault(e, {})
+    key = (name, params, platform, x.name)
+    outs = memo.get(key)
+    if outs is None:
+        from .. import _runtime_lapack  # the runtime layer: jax lowers the kernel (a lazy import:
+        # only programs with a decomposition pay for loading jax's lowering machinery)
+        entry, functions, results = _runtime_lapack.kernel(name, params, x.shape, x.dtype.np.str, platform)
+        for fname, text in functions:
+            e.add_function(fname, text)
+        specs = _outputs(name, x.shape, x.dtype, params)
+        if [(s, d.np.str) for s, d in specs] != [(tuple(s), d) for s, d in results]:
+            raise AssertionError(f"linalg kernel {name}: expected outputs {specs}, the runtime gave {results}")
+        outs = memo[key] = e.call(entry, [x], specs)
+    return outs[index]
+
+
+def _kernel_rule(args, a):
+    x, = args
+    if x.op is not LINALG_OPERAND or x.dtype.kind not in "fc" or len(x.shape) < 2:
+        raise AssertionError(f"linalg kernel {a.name} of {x.shape} {x.dtype.name}")
+    return _outputs(a.name, x.shape, x.dtype, a.params)[a.index]
+
+
+LINALG_OPERAND = OpDef("linalg_operand", rule=lambda args, a: (args[0].shape, args[0].dtype),
+                       lower=lambda e, node, x: x)  # no code: the node a kernel's outputs share
+LINALG_KERNEL = OpDef("linalg_kernel", attrs=("name", "params", "platform", "index"), rule=_kernel_rule,
+                      lower=_lower_kernel)
+
+
+def eye(batch, n, dtype):
+    """Identity matrices of shape batch + (n, n)."""
+    shape = tuple(batch) + (n, n)
+    return convert(compare(iota(shape, len(shape) - 2, dt.int32), iota(shape, len(shape) - 1, dt.int32), "EQ"), dtype)
+
+
+def zeros(shape, dtype):
+    """Zeros by broadcasting a scalar (the emitter spells no literal of a zero-size array)."""
+    return broadcast_in_dim(constant(0, dtype), shape, ())
+
+
+def kernel(name, x, platform, *params):
+    """All outputs of decomposition `name` of node x (a stack of matrices, floating dtype) as
+    nodes. A zero-size input needs no kernel: its non-empty outputs are identities."""
+    if math.prod(x.shape) == 0:
+        return [eye(s[:-2], s[-1], d) if math.prod(s) else zeros(s, d)
+                for s, d in _outputs(name, x.shape, x.dtype, params)]
+    x = LINALG_OPERAND.bind((x,))
+    n = len(KERNEL_OUTPUTS[name](x.shape, *params))
+    return [LINALG_KERNEL.bind((x,), LINALG_KERNEL.Attrs(name, tuple(params), platform, i)) for i in range(n)]
+
+
+def _triangular_rule(args, a):
+    m, b = args
+    if m.dtype is not b.dtype or m.shape[:-1] != b.shape[:-1] or m.shape[-1] != m.shape[-2]:
+        raise AssertionError(f"triangular_solve of {m.shape} and {b.shape}")
+    return b.shape, b.dtype
+
+
+def _lower_triangular_solve(e, node, a, b):
+    lower, unit = ("true" if flag else "false" for flag in node.attrs)
+    return e.op("stablehlo.triangular_solve", (a, b), node.shape, node.dtype,
+                f"left_side = true, lower = {lower}, unit_diagonal = {unit}, "
+                "transpose_a = #stablehlo<transpose NO_TRANSPOSE>")
+
+
+TRIANGULAR_SOLVE = OpDef("triangular_solve", attrs=("lower", "unit_diagonal"), rule=_triangular_rule,
+                         lower=_lower_triangular_solve)
+
+
+def triangular_solve(a, b, lower, unit_diagonal=False):
+    """Solve a x = b for x; a (..., M, M) triangular (the other triangle is ignored), b
+    (..., M, K) with the same batch."""
+    if math.prod(b.shape) == 0:
+        return b
+    return TRIANGULAR_SOLVE.bind((a, b), TRIANGULAR_SOLVE.Attrs(bool(lower), bool(unit_diagonal)))

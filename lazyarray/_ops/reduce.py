@@ -1,0 +1,220 @@
+"""Reductions: over axes (sum, prod, max, min, all, any), inclusive scans along one axis
+(cumulative sums and products), and the (value, index) reduction behind argmax/argmin.
+
+One table, `REDUCERS`, says everything about a reducer kind: the elementwise op that combines
+two values, its identity, numpy's ufunc for the interpreter, and the dtypes it applies to.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtypes as dt
+from .core import OpDef, typed
+from .elementwise import ADD, AND, MAXIMUM, MINIMUM, MULTIPLY, NOT, OR, emit_compare, emit_select
+from .shape import iota
+
+
+def lowest(d):
+    """The smallest value of dtype d (-inf for floats): max's identity."""
+    if d.kind == "f":
+        return -np.inf
+    return False if d.kind == "b" else np.iinfo(d.np).min
+
+
+def highest(d):
+    """The largest value of dtype d (+inf for floats): min's identity."""
+    if d.kind == "f":
+        return np.inf
+    return True if d.kind == "b" else np.iinfo(d.np).max
+
+
+class Reducer:
+    __slots__ = ("op", "identity", "ufunc", "kinds")
+
+    def __init__(self, op, identity, ufunc, kinds):
+        self.op, self.identity, self.ufunc, self.kinds = op, identity, ufunc, kinds
+
+    def host_ufunc(self, d):
+        if self.ufunc is None:  # and / or: logical on bool, bitwise on integers
+            return {(AND, True): np.logical_and, (OR, True): np.logical_or,
+                    (AND, False): np.bitwise_and, (OR, False): np.bitwise_or}[self.op, d.kind == "b"]
+        return self.ufunc
+
+    def init(self, d):
+        """The identity as a numpy 0-D value of dtype d (as the lowering spells it)."""
+        return typed(self.identity(d), d.np)
+
+
+REDUCERS = {
+    "add": Reducer(ADD, lambda d: 0, np.add, "iufc"),
+    "mul": Reducer(MULTIPLY, lambda d: 1, np.multiply, "iuf"),
+    "max": Reducer(MAXIMUM, lowest, np.maximum, "biuf"),
+    "min": Reducer(MINIMUM, highest, np.minimum, "biuf"),
+    "and": Reducer(AND, lambda d: True, None, "biu"),
+    "or": Reducer(OR, lambda d: False, None, "biu"),
+}
+
+
+def _host_covers(node):
+    return node.dtype.kind in REDUCERS[node.attrs.kind].kinds
+
+
+def _fix_zero_sign(result, x, kind, axis, accumulate):
+    """max/min of floats: +0.0 beats -0.0 in max, -0.0 beats +0.0 in min (numpy returns the
+    first of two equal zeros, XLA's maximum/minimum order them)."""
+    if kind not in ("max", "min") or x.dtype.kind != "f":
+        return result
+    want = (x == 0) & (~np.signbit(x) if kind == "max" else np.signbit(x))
+    if accumulate:
+        present = np.logical_or.accumulate(want, axis=axis) if want.size else want
+    else:
+        present = np.logical_or.reduce(want, axis=axis)
+    if not present.any():
+        return result
+    zero = typed(0, x.dtype)
+    return np.where((result == 0) & present, zero if kind == "max" else -zero, result)
+
+
+def _region(e, reducer, dtype):
+    return e.region([dtype, dtype], lambda r, a: [reducer.op.emit(r, *a)])
+
+
+# ---------------------------------------------------------------- reduce over axes
+
+
+def _reduce_rule(args, a):
+    x, = args
+    if list(a.dims) != sorted(set(a.dims)) or any(not 0 <= d < len(x.shape) for d in a.dims):
+        raise AssertionError(f"reduce of {x.shape} over {a.dims}")
+    return tuple(n for i, n in enumerate(x.shape) if i not in a.dims), x.dtype
+
+
+def _lower_reduce(e, node, x):
+    r = REDUCERS[node.attrs.kind]
+    return e.op("stablehlo.reduce", (x, e.constant(r.identity(x.dtype), (), x.dtype)), node.shape, node.dtype,
+                f"dimensions = array<i64: {', '.join(map(str, node.attrs.dims))}>", _region(e, r, x.dtype))
+
+
+def _reduce(node, x):
+    kind, dims = node.attrs
+    d, r = node.dtype, REDUCERS[kind]
+    out = r.host_ufunc(d).reduce(x, axis=dims, dtype=d.np, initial=r.init(d)[()])
+    return _fix_zero_sign(np.asarray(out, d.np), x, kind, dims, False)
+
+
+REDUCE = OpDef("reduce", attrs=("kind", "dims"), rule=_reduce_rule, lower=_lower_reduce,
+               evaluate=_reduce, covers=_host_covers)
+
+
+def reduce(x, dims, kind):
+    dims = tuple(sorted(dims))
+    return REDUCE.bind((x,), REDUCE.Attrs(kind, dims)) if dims else x
+
+
+# ---------------------------------------------------------------- inclusive scan along one axis
+#
+# A reduce_window whose window is the whole axis, padded n - 1 before it: element i folds
+# elements 0..i (StableHLO has no scan op; XLA's CPU backend turns this into a loop).
+
+
+def _window(x_shape, axis):
+    n = x_shape[axis]
+    window = tuple(n if i == axis else 1 for i in range(len(x_shape)))
+    padding = tuple((n - 1, 0) if i == axis else (0, 0) for i in range(len(x_shape)))
+    return window, padding
+
+
+def _cumulative_rule(args, a):
+    x, = args
+    if not 0 <= a.axis < len(x.shape):
+        raise AssertionError(f"cumulative of {x.shape} along {a.axis}")
+    return x.shape, x.dtype
+
+
+def _lower_cumulative(e, node, x):
+    r = REDUCERS[node.attrs.kind]
+    window, padding = _window(x.shape, node.attrs.axis)
+    pad_text = ", ".join(f"[{lo}, {hi}]" for lo, hi in padding)
+    n = len(window)
+    return e.op("stablehlo.reduce_window", (x, e.constant(r.identity(x.dtype), (), x.dtype)), node.shape,
+                node.dtype, f"window_dimensions = array<i64: {', '.join(map(str, window))}>, "
+                f"window_strides = array<i64: {', '.join(['1'] * n)}>, "
+                f"padding = dense<[{pad_text}]> : tensor<{n}x2xi64>", _region(e, r, x.dtype))
+
+
+def _cumulative(node, x):
+    kind, axis = node.attrs
+    d, r = node.dtype, REDUCERS[kind]
+    # each window is folded from the reducer's init (so -0.0 + 0.0 gives +0.0 first)
+    first_shape = list(x.shape)
+    first_shape[axis] = 1
+    init = np.full(first_shape, r.init(d), d.np)
+    out = r.host_ufunc(d).accumulate(np.concatenate([init, x], axis=axis), axis=axis, dtype=d.np)
+    return _fix_zero_sign(out[(slice(None),) * axis + (slice(1, None),)], x, kind, axis, True)
+
+
+CUMULATIVE = OpDef("cumulative", attrs=("kind", "axis"), rule=_cumulative_rule, lower=_lower_cumulative,
+                   evaluate=_cumulative, covers=lambda node: _host_covers(node) and node.shape[node.attrs.axis] > 0)
+
+
+def cumulative(x, axis, kind):
+    """Inclusive scan along axis (cumsum, cumprod)."""
+    return CUMULATIVE.bind((x,), CUMULATIVE.Attrs(kind, axis))
+
+
+# ---------------------------------------------------------------- argmax / argmin
+
+
+def _argreduce_rule(args, a):
+    x, idx = args
+    if idx.shape != x.shape or idx.dtype is not dt.int64 or not 0 <= a.axis < len(x.shape):
+        raise AssertionError(f"argreduce of {x.shape} with indices {idx.shape} {idx.dtype.name}")
+    return tuple(n for i, n in enumerate(x.shape) if i != a.axis), dt.int64
+
+
+def _lower_argreduce(e, node, x, idx):
+    """One variadic reduce over (value, index) pairs. The winner of a pair is the larger value
+    (smaller for argmin), NaN beating every number as in numpy, ties going to the smaller index:
+    a total order, so the reduction's grouping cannot change the answer."""
+    kind, axis = node.attrs
+    better = "GT" if kind == "max" else "LT"
+    init_v = e.constant(lowest(x.dtype) if kind == "max" else highest(x.dtype), (), x.dtype)
+    init_i = e.constant(np.iinfo(np.int64).max, (), dt.int64)  # loses every tie
+
+    def body(r, a):
+        av, ai, bv, bi = a
+        first = emit_compare(r, ai, bi, "LT")
+        wins = OR.emit(r, emit_compare(r, av, bv, better), AND.emit(r, emit_compare(r, av, bv, "EQ"), first))
+        if x.dtype.kind == "f":
+            anan, bnan = emit_compare(r, av, av, "NE"), emit_compare(r, bv, bv, "NE")
+            bnum = NOT.emit(r, bnan)
+            wins = OR.emit(r, AND.emit(r, anan, OR.emit(r, bnum, first)), AND.emit(r, bnum, wins))
+        return [emit_select(r, wins, av, bv), emit_select(r, wins, ai, bi)]
+
+    region = e.region([x.dtype, dt.int64, x.dtype, dt.int64], body)
+    outs = e.op_multi("stablehlo.reduce", (x, idx, init_v, init_i), [(node.shape, x.dtype), (node.shape, dt.int64)],
+                      f"dimensions = array<i64: {axis}>", region)
+    return outs[1]
+
+
+def _argreduce(node, x, idx):
+    """The index that wins: larger (smaller for argmin) value, NaN beating every number, ties
+    to the smaller index; the index half of the reduction's init loses them all."""
+    kind, axis = node.attrs
+    last = np.iinfo(np.int64).max
+    if x.shape[axis] == 0:
+        return np.full(node.shape, last, np.int64)
+    best = (np.max if kind == "max" else np.min)(x, axis=axis, keepdims=True)
+    hit = x == best
+    if x.dtype.kind == "f":  # np.max/min propagate NaN
+        hit |= np.isnan(x) & np.isnan(best)
+    return np.min(np.where(hit, idx, typed(last, np.int64)), axis=axis)
+
+
+ARGREDUCE = OpDef("argreduce", attrs=("kind", "axis"), rule=_argreduce_rule, lower=_lower_argreduce,
+                  evaluate=_argreduce, covers=lambda node: node.args[0].dtype.kind in "biuf")
+
+
+def argreduce(x, axis, kind):
+    """The index along `axis` of x's max (kind 'max') or min, as int64."""
+    return ARGREDUCE.bind((x, iota(x.shape, axis, dt.int64)), ARGREDUCE.Attrs(kind, axis))

@@ -1,0 +1,329 @@
+"""Leaves, constants and the primitives that move elements without computing: broadcast,
+reshape, transpose, slices, concatenation, padding, reversal, iota.
+
+Builders skip the node when it would change nothing (a reshape to the same shape, an identity
+permutation, a full slice), so composition code can call them freely.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._emit import i64_array
+from .._graph import leaf_from_host
+from .core import OpDef
+
+# ---------------------------------------------------------------- leaves and constants
+
+
+def scalar(value, dtype):
+    """A Python scalar as a graph parameter (its value is data, never part of the key). The value
+    stays a Python scalar until the program runs: numpy conversion costs more than the node."""
+    return leaf_from_host(value, (), dtype)
+
+
+def _lower_constant(e, node):
+    a = node.attrs
+    c = e.constant(np.frombuffer(a.value, a.dtype.np).reshape(a.shape), a.shape, a.dtype)
+    if a.dtype.kind in "fc":
+        # Opaque to the folds of the StableHLO -> HLO conversion, which would turn x + 0.0 into x
+        # (keeping -0.0 where IEEE gives +0.0) before any XLA option applies.
+        c = e.op("stablehlo.optimization_barrier", (c,), a.shape, a.dtype)
+    return c
+
+
+CONSTANT = OpDef("constant", attrs=("value", "shape", "dtype"),
+                 rule=lambda args, a: (a.shape, a.dtype), lower=_lower_constant,
+                 evaluate=lambda node: np.frombuffer(node.attrs.value, node.dtype.np).reshape(node.shape).copy())
+
+
+def constant(value, dtype, shape=()):
+    """A value baked into the program (and its key): only for structural constants such as the 0
+    of a comparison or the fill of zeros(), never for user data. A scalar fill is one 0-D
+    literal broadcast, never a host array of `shape`."""
+    value = np.asarray(value, dtype=dtype.np)
+    shape = tuple(shape)
+    if value.ndim == 0 and shape:
+        return broadcast_in_dim(constant(value, dtype), shape, ())
+    flat = np.ascontiguousarray(np.broadcast_to(value, shape)).reshape(-1)
+    if flat.size == 0:  # an empty array: a broadcast of any scalar (no empty literal needed)
+        return broadcast_in_dim(constant(0, dtype), shape, ())
+    if flat.size > 1 and (flat.view(np.uint8).reshape(flat.size, -1) == flat.view(np.uint8)[:flat.itemsize]).all():
+        return broadcast_in_dim(constant(flat[0], dtype), shape, ())
+    return CONSTANT.bind((), CONSTANT.Attrs(flat.tobytes(), shape, dtype))
+
+
+def full(value, like):
+    """A structural constant `value` broadcast to node `like`'s shape and dtype."""
+    return constant(value, like.dtype, like.shape)
+
+
+def _iota(node):
+    a = node.attrs
+    line = np.arange(a.shape[a.dim], dtype=np.int64).astype(a.dtype.np)
+    shape = [1] * len(a.shape)
+    shape[a.dim] = a.shape[a.dim]
+    return np.ascontiguousarray(np.broadcast_to(line.reshape(shape), a.shape))
+
+
+IOTA = OpDef("iota", attrs=("shape", "dim", "dtype"), rule=lambda args, a: (a.shape, a.dtype),
+             lower=lambda e, node: e.op("stablehlo.iota", (), node.shape, node.dtype,
+                                        f"iota_dimension = {node.attrs.dim} : i64"),
+             evaluate=_iota, covers=lambda node: node.dtype.kind in "iufc")
+
+
+def iota(shape, dim, dtype):
+    return IOTA.bind((), IOTA.Attrs(tuple(shape), dim, dtype))
+
+
+# ---------------------------------------------------------------- broadcast, reshape, transpose
+
+
+def _broadcast_rule(args, a):
+    x, = args
+    if len(a.dims) != len(x.shape) or any(x.shape[i] not in (1, a.shape[d]) for i, d in enumerate(a.dims)):
+        raise AssertionError(f"broadcast_in_dim of {x.shape} to {a.shape} along {a.dims}")
+    return a.shape, x.dtype
+
+
+def _broadcast(node, x):
+    dims = node.attrs.dims
+    if list(dims) != sorted(dims):
+        perm = sorted(range(len(dims)), key=lambda i: dims[i])
+        x = np.transpose(x, perm)
+        dims = tuple(dims[i] for i in perm)
+    shape = [1] * len(node.shape)
+    for i, d in enumerate(dims):
+        shape[d] = x.shape[i]
+    return np.broadcast_to(x.reshape(shape), node.shape)
+
+
+BROADCAST_IN_DIM = OpDef(
+    "broadcast_in_dim", attrs=("shape", "dims"), rule=_broadcast_rule, evaluate=_broadcast,
+    lower=lambda e, node, x: e.op("stablehlo.broadcast_in_dim", (x,), node.shape, node.dtype,
+                                  f"broadcast_dimensions = {i64_array(node.attrs.dims)}"))
+
+
+def broadcast_in_dim(x, shape, dims):
+    shape, dims = tuple(shape), tuple(dims)
+    if x.shape == shape and dims == tuple(range(len(shape))):
+        return x
+    return BROADCAST_IN_DIM.bind((x,), BROADCAST_IN_DIM.Attrs(shape, dims))
+
+
+def broadcast_to(x, shape):
+    """numpy-style: trailing axes aligned. The caller has checked compatibility."""
+    shape = tuple(shape)
+    if x.shape == shape:
+        return x
+    lead = len(shape) - len(x.shape)
+    keep = [i for i, n in enumerate(x.shape) if n == shape[lead + i]]
+    if len(keep) != len(x.shape):  # size-1 axes that stretch: drop them first
+        x = reshape(x, tuple(x.shape[i] for i in keep))
+    return broadcast_in_dim(x, shape, tuple(lead + i for i in keep))
+
+
+def _reshape_rule(args, a):
+    x, = args
+    if math.prod(a.shape) != math.prod(x.shape):
+        raise AssertionError(f"reshape of {x.shape} to {a.shape}")
+    return a.shape, x.dtype
+
+
+RESHAPE = OpDef("reshape", attrs=("shape",), rule=_reshape_rule,
+                lower=lambda e, node, x: e.op("stablehlo.reshape", (x,), node.shape, node.dtype),
+                evaluate=lambda node, x: x.reshape(node.shape))
+
+
+def reshape(x, shape):
+    shape = tuple(shape)
+    return x if x.shape == shape else RESHAPE.bind((x,), RESHAPE.Attrs(shape))
+
+
+def _transpose_rule(args, a):
+    x, = args
+    if sorted(a.perm) != list(range(len(x.shape))):
+        raise AssertionError(f"transpose of {x.shape} by {a.perm}")
+    return tuple(x.shape[p] for p in a.perm), x.dtype
+
+
+TRANSPOSE = OpDef("transpose", attrs=("perm",), rule=_transpose_rule,
+                  lower=lambda e, node, x: e.op("stablehlo.transpose", (x,), node.shape, node.dtype,
+                                                f"permutation = {i64_array(node.attrs.perm)}"),
+                  evaluate=lambda node, x: np.transpose(x, node.attrs.perm))
+
+
+def transpose(x, perm):
+    perm = tuple(perm)
+    return x if perm == tuple(range(len(perm))) else TRANSPOSE.bind((x,), TRANSPOSE.Attrs(perm))
+
+
+# ---------------------------------------------------------------- slices
+
+
+def _slice_rule(args, a):
+    x, = args
+    if not (len(a.start) == len(a.limit) == len(a.stride) == len(x.shape)) or any(
+            not 0 <= lo <= hi <= n or s < 1 for lo, hi, s, n in zip(a.start, a.limit, a.stride, x.shape)):
+        raise AssertionError(f"slice of {x.shape} by {a}")
+    return tuple(-(-(hi - lo) // s) for lo, hi, s in zip(a.start, a.limit, a.stride)), x.dtype
+
+
+SLICE = OpDef(
+    "slice", attrs=("start", "limit", "stride"), rule=_slice_rule,
+    lower=lambda e, node, x: e.op(
+        "stablehlo.slice", (x,), node.shape, node.dtype,
+        f"start_indices = {i64_array(node.attrs.start)}, limit_indices = {i64_array(node.attrs.limit)}, "
+        f"strides = {i64_array(node.attrs.stride)}"),
+    evaluate=lambda node, x: x[tuple(slice(*bounds) for bounds in zip(*node.attrs))])
+
+
+def slice_(x, start, limit, stride=None):
+    start, limit = tuple(start), tuple(limit)
+    stride = tuple(stride) if stride is not None else (1,) * len(start)
+    if start == (0,) * len(start) and limit == x.shape and stride == (1,) * len(start):
+        return x
+    limit = tuple(max(lo, hi) for lo, hi in zip(start, limit))  # an empty range: limit = start
+    return SLICE.bind((x,), SLICE.Attrs(start, limit, stride))
+
+
+def _starts_signed(first):
+    return lambda node: all(a.dtype.kind == "i" for a in node.args[first:])
+
+
+def _clamped_window(starts, shape, sizes):
+    """The slices of a dynamic window: starts clamp so the window fits, as in StableHLO."""
+    out = []
+    for s, n, size in zip(starts, shape, sizes):
+        lo = min(max(int(s), 0), n - size)
+        out.append(slice(lo, lo + size))
+    return tuple(out)
+
+
+def _dynamic_slice_rule(args, a):
+    x, *starts = args
+    if len(starts) != len(x.shape) or any(s.shape for s in starts) or any(
+            not 0 <= k <= n for k, n in zip(a.sizes, x.shape)):
+        raise AssertionError(f"dynamic_slice of {x.shape} to sizes {a.sizes} with {len(starts)} starts")
+    return a.sizes, x.dtype
+
+
+DYNAMIC_SLICE = OpDef(
+    "dynamic_slice", attrs=("sizes",), rule=_dynamic_slice_rule,
+    lower=lambda e, node, x, *starts: e.op("stablehlo.dynamic_slice", (x, *starts), node.shape, node.dtype,
+                                           f"slice_sizes = {i64_array(node.attrs.sizes)}"),
+    evaluate=lambda node, x, *starts: x[_clamped_window(starts, x.shape, node.attrs.sizes)],
+    covers=_starts_signed(1))
+
+
+def dynamic_slice(x, starts, sizes):
+    """starts: one scalar integer node per axis (clamped into range)."""
+    return DYNAMIC_SLICE.bind((x, *starts), DYNAMIC_SLICE.Attrs(tuple(sizes)))
+
+
+def _dus_rule(args, a):
+    x, update, *starts = args
+    if (update.dtype is not x.dtype or len(starts) != len(x.shape) or len(update.shape) != len(x.shape)
+            or any(u > n for u, n in zip(update.shape, x.shape))):
+        raise AssertionError(f"dynamic_update_slice of {update.shape} into {x.shape}")
+    return x.shape, x.dtype
+
+
+def _dynamic_update_slice(node, x, update, *starts):
+    out = np.array(x, copy=True)
+    out[_clamped_window(starts, x.shape, update.shape)] = update
+    return out
+
+
+DYNAMIC_UPDATE_SLICE = OpDef(
+    "dynamic_update_slice", rule=_dus_rule, evaluate=_dynamic_update_slice, covers=_starts_signed(2),
+    lower=lambda e, node, *args: e.op("stablehlo.dynamic_update_slice", args, node.shape, node.dtype))
+
+
+def dynamic_update_slice(x, update, starts):
+    return DYNAMIC_UPDATE_SLICE.bind((x, update, *starts))
+
+
+# ---------------------------------------------------------------- concatenate, pad, reverse
+
+
+def _concatenate_rule(args, a):
+    first = args[0]
+    for x in args:
+        if x.dtype is not first.dtype or len(x.shape) != len(first.shape) or any(
+                n != m for i, (n, m) in enumerate(zip(x.shape, first.shape)) if i != a.axis):
+            raise AssertionError(f"concatenate of {[(x.shape, x.dtype.name) for x in args]} along {a.axis}")
+    shape = list(first.shape)
+    shape[a.axis] = sum(x.shape[a.axis] for x in args)
+    return tuple(shape), first.dtype
+
+
+CONCATENATE = OpDef(
+    "concatenate", attrs=("axis",), rule=_concatenate_rule,
+    lower=lambda e, node, *xs: e.op("stablehlo.concatenate", xs, node.shape, node.dtype,
+                                    f"dimension = {node.attrs.axis} : i64"),
+    evaluate=lambda node, *xs: np.concatenate(xs, axis=node.attrs.axis))
+
+
+def concatenate(xs, axis):
+    xs = tuple(xs)
+    return xs[0] if len(xs) == 1 else CONCATENATE.bind(xs, CONCATENATE.Attrs(axis))
+
+
+def _pad_rule(args, a):
+    x, value = args
+    if value.shape or value.dtype is not x.dtype or not (len(a.low) == len(a.high) == len(a.interior) == len(x.shape)):
+        raise AssertionError(f"pad of {x.shape} with {a}")
+    shape = tuple(lo + hi + n + max(n - 1, 0) * it for n, lo, hi, it in zip(x.shape, a.low, a.high, a.interior))
+    if min(shape, default=0) < 0:
+        raise AssertionError(f"pad of {x.shape} with {a} crops past the edge")
+    return shape, x.dtype
+
+
+def _pad(node, x, value):
+    low, high, interior = node.attrs
+    out = np.full(node.shape, value, node.dtype.np)
+    if not node.shape or x.size == 0 or out.size == 0:
+        return out if node.shape else x
+    dst, src = [], []
+    for n, lo, it, m in zip(x.shape, low, interior, node.shape):
+        pos = lo + np.arange(n) * (it + 1)
+        keep = (pos >= 0) & (pos < m)
+        dst.append(pos[keep])
+        src.append(np.nonzero(keep)[0])
+    out[np.ix_(*dst)] = x[np.ix_(*src)]
+    return out
+
+
+PAD = OpDef(
+    "pad", attrs=("low", "high", "interior"), rule=_pad_rule, evaluate=_pad,
+    lower=lambda e, node, x, value: e.op(
+        "stablehlo.pad", (x, value), node.shape, node.dtype,
+        f"edge_padding_low = {i64_array(node.attrs.low)}, edge_padding_high = {i64_array(node.attrs.high)}, "
+        f"interior_padding = {i64_array(node.attrs.interior)}"))
+
+
+def pad(x, value, low, high, interior=None):
+    """value: a scalar node of x's dtype. Negative low/high crop."""
+    interior = tuple(interior) if interior is not None else (0,) * len(x.shape)
+    return PAD.bind((x, value), PAD.Attrs(tuple(low), tuple(high), interior))
+
+
+def _reverse_rule(args, a):
+    x, = args
+    if any(not 0 <= d < len(x.shape) for d in a.dims):
+        raise AssertionError(f"reverse of {x.shape} along {a.dims}")
+    return x.shape, x.dtype
+
+
+REVERSE = OpDef("reverse", attrs=("dims",), rule=_reverse_rule,
+                lower=lambda e, node, x: e.op("stablehlo.reverse", (x,), node.shape, node.dtype,
+                                              f"dimensions = {i64_array(node.attrs.dims)}"),
+                evaluate=lambda node, x: np.flip(x, node.attrs.dims))
+
+
+def reverse(x, dims):
+    dims = tuple(d for d in dims if x.shape[d] > 1)
+    return REVERSE.bind((x,), REVERSE.Attrs(dims)) if dims else x
+

@@ -1,0 +1,97 @@
+"""Sorting: one stable multi-operand sort, and the integer order keys every float order uses.
+
+The order of floats is defined once, by `order_key`: the sign-magnitude bits read as a two's
+complement integer, so -inf < ... < -subnormal < 0 (both zeros equal) < subnormal < ... < inf,
+every NaN above (or below) every number. Comparing keys is exact where XLA's CPU float compares
+are not (they treat subnormal inputs as zero, and would leave 5e-324 and -1e-310 unordered), and
+the same integers order the interpreter tier's sort. `sort` turns a float key into its order key
+and a complex key into two (real part, then imaginary part), so the comparator only ever compares
+integers, and every sort is a total order both tiers agree on.
+
+Sorts are always stable (the standard allows it for `stable=False`): an unstable sort's tie
+order would be XLA's own, which the interpreter could not reproduce.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .core import OpDef
+from .elementwise import AND, IMAG, OR, REAL, SUBTRACT, compare, emit_compare, float_bits, select
+from .shape import constant
+
+
+def order_key(node, nan="high"):
+    """An integer key with the order of a real floating node's values (see the module's doc);
+    NaNs above every number (`nan="high"`) or below (`"low"`)."""
+    bits, magnitude = float_bits(node)
+    ity = bits.dtype
+    zero = constant(0, ity)
+    key = select(compare(bits, zero, "LT"), SUBTRACT(zero, magnitude), magnitude)
+    inf_bits = np.asarray(np.inf, node.dtype.np).view(ity.np).item()
+    info = np.iinfo(ity.np)
+    return select(compare(magnitude, constant(inf_bits, ity), "GT"),
+                  constant(info.max if nan == "high" else info.min, ity), key)
+
+
+def _keys(key):
+    if key.dtype.kind == "f":
+        return [order_key(key)]
+    if key.dtype.kind == "c":
+        return [order_key(REAL(key)), order_key(IMAG(key))]
+    return [key]
+
+
+def _sort_rule(args, a):
+    shape = args[0].shape
+    if any(x.shape != shape for x in args) or any(k.dtype.kind not in "biu" for k in args[:a.nkeys]):
+        raise AssertionError(f"sort of {[(x.shape, x.dtype.name) for x in args]} by {a.nkeys} integer keys")
+    return shape, args[a.index].dtype
+
+
+def _lower_sort(e, node, *xs):
+    a = node.attrs
+
+    def comparator(r, v):  # v: (lhs, rhs) of each operand; keys compared lexicographically
+        less = equal = None
+        for k in range(a.nkeys):
+            lhs, rhs = v[2 * k], v[2 * k + 1]
+            if a.descending:
+                lhs, rhs = rhs, lhs
+            lt = emit_compare(r, lhs, rhs, "LT")
+            less = lt if less is None else OR.emit(r, less, AND.emit(r, equal, lt))
+            eq = emit_compare(r, lhs, rhs, "EQ")
+            equal = eq if equal is None else AND.emit(r, equal, eq)
+        return [less]
+
+    region = e.region([x.dtype for x in xs for _ in (0, 1)], comparator)
+    outs = e.op_multi("stablehlo.sort", xs, [(x.shape, x.dtype) for x in xs],
+                      f"dimension = {a.dim} : i64, is_stable = true", region)
+    return outs[a.index]
+
+
+def _sort(node, *xs):
+    a = node.attrs
+    if xs[0].size == 0:
+        return xs[a.index]
+    keys = [np.moveaxis(k, a.dim, -1) for k in xs[:a.nkeys]]
+    if not a.descending:
+        perm = np.lexsort(keys[::-1])
+    else:  # "greater than" keeps ties in input order: a stable ascending sort of the reversed
+        n = keys[0].shape[-1]  # input, read backwards
+        perm = (n - 1) - np.flip(np.lexsort([np.flip(k, -1) for k in keys[::-1]]), -1)
+    return np.take_along_axis(xs[a.index], np.moveaxis(perm, -1, a.dim), axis=a.dim)
+
+
+SORT = OpDef("sort", attrs=("dim", "descending", "nkeys", "index"), rule=_sort_rule, lower=_lower_sort,
+             evaluate=_sort)
+
+
+def sort(xs, dim, descending=False):
+    """Sort same-shape operands by the first (stable; floats and complex in the order of the
+    module's doc); returns one node per operand, in xs's order."""
+    xs = tuple(xs)
+    keys = _keys(xs[0])
+    operands = tuple(keys) + xs
+    return [SORT.bind(operands, SORT.Attrs(dim, bool(descending), len(keys), len(keys) + i))
+            for i in range(len(xs))]
+
