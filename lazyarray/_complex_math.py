@@ -93,7 +93,6 @@ def copysign(mag, sign):
 
 
 def parts(z):
-    rd = dt.real_of(z.dtype)
     return R(ops.REAL(z)), R(ops.IMAG(z))
 
 
