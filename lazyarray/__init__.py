@@ -14,7 +14,7 @@ from ._dtypes import (  # noqa: E402
     bool, complex64, complex128, float32, float64, int8, int16, int32, int64,
     uint8, uint16, uint32, uint64,
 )
-from ._array_object import Array, _bind_namespace  # noqa: E402
+from ._array_object import Array  # noqa: E402
 from ._creation_functions import (  # noqa: E402
     arange, asarray, diag, empty, empty_like, eye, from_dlpack, full, full_like, linspace, logspace,
     meshgrid, ones, ones_like, tril, triu, zeros, zeros_like,
@@ -51,6 +51,7 @@ from . import linalg  # noqa: E402
 globals().update(_ELEMENTWISE)
 
 import math as _math  # noqa: E402
+import sys as _sys  # noqa: E402
 
 e = _math.e
 inf = _math.inf
@@ -58,7 +59,12 @@ nan = _math.nan
 newaxis = None
 pi = _math.pi
 
-_bind_namespace(__import__(__name__))
+from . import _array_methods  # noqa: E402,F401  (Array's operators and methods)
+from ._versions import array_namespace_method as _array_namespace_method  # noqa: E402
+
+# x.__array_namespace__() is this module (or an earlier version's namespace built from it): the
+# package, the top of the layers, installs the one method that names it
+Array.__array_namespace__ = _array_namespace_method(_sys.modules[__name__])
 
 if config.report_at_exit:
     from ._metrics import install_exit_report as _install_exit_report

@@ -27,13 +27,8 @@ from . import _dtypes as dt
 from . import _engine
 from . import _ops as ops
 from ._array_object import Array
+from ._basic_indexing import basic_axis, check_assignable, read_basic, write_basic
 from ._helpers import broadcast_shapes
-
-
-def full(value, dtype, shape):
-    """A structural constant as a broadcast scalar (also right for shapes with a 0, which a dense
-    attribute cannot spell)."""
-    return ops.broadcast_in_dim(ops.constant(value, dtype), shape, ())
 
 
 # ---------------------------------------------------------------- True positions of a mask
@@ -50,7 +45,7 @@ def true_positions(mask, device, cause):
     the False elements) writes them."""
     n = math.prod(mask.shape)
     if n == 0:
-        return full(0, dt.int64, (0,)), 0
+        return ops.constant(0, dt.int64, (0,)), 0
     known = _positions.get(mask)
     if known is None:
         known = _positions[mask] = _true_positions(mask, n, device, cause)
@@ -63,9 +58,9 @@ def _true_positions(mask, n, device, cause):
     total = ops.slice_(ranks, (n - 1,), (n,))
     _engine.realize([ranks, total], device, cause)  # ranks stays on the device for the scatter
     count = int(_engine.to_numpy(total, device, cause)[0])
-    slot = ops.select(flat, ops.SUBTRACT(ranks, full(1, dt.int64, (n,))),
-                      full(count, dt.int64, (n,)))
-    slots = ops.scatter_points(full(0, dt.int64, (count + 1,)), ops.reshape(slot, (n, 1)),
+    slot = ops.select(flat, ops.SUBTRACT(ranks, ops.constant(1, dt.int64, (n,))),
+                      ops.constant(count, dt.int64, (n,)))
+    slots = ops.scatter_points(ops.constant(0, dt.int64, (count + 1,)), ops.reshape(slot, (n, 1)),
                                ops.iota((n,), 0, dt.int64), (0,))
     return ops.slice_(slots, (0,), (count,)), count
 
@@ -77,9 +72,9 @@ def unravel(flat, shape):
     coords, stride = [], math.prod(shape)
     for j, n in enumerate(shape):
         stride //= n
-        c = flat if stride == 1 else ops.DIVIDE(flat, full(stride, dt.int64, flat.shape))
+        c = flat if stride == 1 else ops.DIVIDE(flat, ops.constant(stride, dt.int64, flat.shape))
         if j:  # the first coordinate is already below shape[0]
-            c = ops.REMAINDER(c, full(n, dt.int64, flat.shape))
+            c = ops.REMAINDER(c, ops.constant(n, dt.int64, flat.shape))
         coords.append(c)
     return coords
 
@@ -89,7 +84,6 @@ def unravel(flat, shape):
 def _check_items(x, items):
     """Raise at the call for what is wrong in the key: dtypes, devices, mask shapes, Python
     integers out of range."""
-    from ._indexing import _basic_axis
     axis = 0
     for k in items:
         if k is None:
@@ -107,7 +101,7 @@ def _check_items(x, items):
             if k.dtype.kind not in "iu":
                 raise IndexError(f"arrays used as indices must have an integer or boolean dtype, got {k.dtype}")
         else:
-            _basic_axis(k, x.shape[axis], axis)  # raises IndexError for a bad int or object
+            basic_axis(k, x.shape[axis], axis)  # raises IndexError for a bad int or object
         axis += 1
 
 
@@ -136,7 +130,7 @@ def _plan(x, items, cause):
             if k.ndim == 0:  # True adds an axis of 1, False one of 0: None, indexed by [0] or []
                 count = int(bool(_engine.to_numpy(k._node, k._device, cause)))
                 basic.append(None)
-                picks.append((here, full(0, dt.int64, (count,))))
+                picks.append((here, ops.constant(0, dt.int64, (count,))))
                 continue
             flat, _ = true_positions(k._node, k._device, cause)
             for j, c in enumerate(unravel(flat, k.shape)):
@@ -158,8 +152,7 @@ def _plan(x, items, cause):
         batch = broadcast_shapes(*(node.shape for _, node in picks))
     except ValueError as exc:
         raise IndexError(f"index arrays cannot be broadcast together: {exc}") from None
-    from ._indexing import getitem
-    region = getitem(x, tuple(basic))._node
+    region = read_basic(x, tuple(basic))
     axes = tuple(a for a, _ in picks)
     cols = [ops.reshape(ops.broadcast_to(node, batch), batch + (1,)) for _, node in picks]
     p = _Plan()
@@ -184,8 +177,8 @@ def wrap_negative(node, n):
     node = ops.convert(node, dt.int64)
     if not signed:
         return node
-    neg = ops.compare(node, full(0, dt.int64, node.shape), "LT")
-    return ops.select(neg, ops.ADD(node, full(n, dt.int64, node.shape)), node)
+    neg = ops.compare(node, ops.constant(0, dt.int64, node.shape), "LT")
+    return ops.select(neg, ops.ADD(node, ops.constant(n, dt.int64, node.shape)), node)
 
 
 # ---------------------------------------------------------------- read
@@ -194,7 +187,7 @@ def getitem_advanced(x, items):
     _check_items(x, items)
     p = _plan(x, items, "boolean index")
     if math.prod(p.out_shape) == 0:
-        return Array._wrap(full(0, x.dtype, p.out_shape), x._device)
+        return Array._wrap(ops.constant(0, x.dtype, p.out_shape), x._device)
     out = ops.gather_points(p.region, p.idx, p.axes)
     if p.arrays:
         _check_bounds(out, p.arrays, x.shape, "read")
@@ -215,9 +208,8 @@ def setitem_advanced(x, items, value):
     _check_items(x, items)
     if _mask_select(x, items, value):
         return
-    from ._indexing import _check_assignable, setitem
     p = _plan(x, items, "boolean index")
-    _check_assignable(value.shape, p.out_shape)
+    check_assignable(value.shape, p.out_shape)
     if math.prod(p.out_shape) == 0:
         return
     upd = ops.broadcast_to(value, p.out_shape)
@@ -227,7 +219,7 @@ def setitem_advanced(x, items, value):
     region = ops.scatter_points(p.region, p.idx, upd, p.axes)
     if p.arrays:
         _check_bounds(region, p.arrays, x.shape, "write")
-    setitem(x, p.basic, Array._wrap(region, x._device))
+    write_basic(x, p.basic, region)
 
 
 def _mask_select(x, items, value):
@@ -242,8 +234,7 @@ def _mask_select(x, items, value):
     k = mask.ndim
     a = sum(1 for j in range(i) if isinstance(items[j], slice))  # ints drop their axes
     basic = tuple(items[:i]) + (slice(None),) * k + tuple(items[i + 1:])
-    from ._indexing import _check_assignable, getitem, setitem
-    region = getitem(x, basic)._node
+    region = read_basic(x, basic)
     lead, rest = region.shape[:a], region.shape[a + k:]
     # the selection's shape with its count axis as 1; numpy moves that axis first when the
     # integers and the mask are not next to each other in the key
@@ -251,7 +242,7 @@ def _mask_select(x, items, value):
     adjacent = picked == list(range(picked[0], picked[-1] + 1))
     one = lead + (1,) + rest if adjacent else (1,) + lead + rest
     try:
-        _check_assignable(value.shape, one)
+        check_assignable(value.shape, one)
     except ValueError:
         return False
     if math.prod(region.shape) == 0 or mask.size == 0:
@@ -260,5 +251,5 @@ def _mask_select(x, items, value):
     upd = ops.broadcast_to(upd, region.shape)
     pred = ops.reshape(mask._node, (1,) * a + mask.shape + (1,) * len(rest))
     pred = ops.broadcast_to(pred, region.shape)
-    setitem(x, basic, Array._wrap(ops.select(pred, upd, region), x._device))
+    write_basic(x, basic, ops.select(pred, upd, region))
     return True

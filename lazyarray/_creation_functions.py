@@ -9,11 +9,13 @@ import numpy as np
 
 from . import _dtypes as dt
 from . import _ops as ops
-from . import _runtime, _views
+from . import _views
 from ._array_object import Array, make_view
 from ._devices import check_device
-from ._graph import leaf_from_buffer, leaf_from_host
-from ._metrics import metrics
+from ._elementwise_functions import FUNCTIONS as _ELEMENTWISE
+from ._graph import leaf_from_host
+from ._helpers import scalar_parameter
+from ._host_data import leaf, numpy_leaf
 
 
 def _shape(shape):
@@ -49,14 +51,8 @@ def _infer_dtype(obj):
 
 
 def from_host(host: np.ndarray, device):
-    """A leaf holding a copy of host data: 0-D values wait on the host (sent with the program
-    that needs them), others go to the device at once so the user may mutate their copy."""
-    dtype = dt.from_numpy(host.dtype)
-    if host.ndim == 0:
-        return Array._wrap(leaf_from_host(np.array(host), (), dtype), device)
-    buf = _runtime.put(host, device._pjrt)
-    metrics.bytes_to_device += host.nbytes
-    return Array._wrap(leaf_from_buffer(buf, tuple(host.shape), dtype), device)
+    """An array holding a copy of host data (see `_host_data.leaf`)."""
+    return Array._wrap(leaf(host, device), device)
 
 
 def asarray(obj, /, *, dtype=None, device=None, copy=None):
@@ -80,14 +76,7 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
         except (BufferError, TypeError, RuntimeError):
             obj = np.asarray(obj)
     if isinstance(obj, np.ndarray) or hasattr(obj, "__array__"):
-        host = np.asarray(obj)
-        if dtype is not None:
-            host = host.astype(dt.as_dtype(dtype).np)
-        elif not host.dtype.isnative:
-            host = host.astype(host.dtype.newbyteorder("="))
-        if host.dtype not in dt.NUMPY_DTYPES:
-            raise TypeError(f"numpy dtype {host.dtype} has no Array API counterpart")
-        return from_host(np.asarray(host, order="C"), device)  # (ascontiguousarray makes 0-D 1-D)
+        return Array._wrap(numpy_leaf(obj, device, _dtype_or(dtype, None)), device)
     if isinstance(obj, (builtins.bool, int, float, complex)) or isinstance(obj, (list, tuple)):
         obj = _check_nested(obj)
         target = _dtype_or(dtype, None) or _nested_dtype(obj)
@@ -150,7 +139,7 @@ def full(shape, fill_value, *, dtype=None, device=None):
         raise TypeError(f"full: complex fill_value with dtype {dtype}")
     if isinstance(fill_value, float) and dtype.kind in "biu":
         raise TypeError(f"full: float fill_value with dtype {dtype}")
-    return Array._wrap(ops.broadcast_in_dim(ops.scalar(fill_value, dtype), shape, ()), device)
+    return Array._wrap(scalar_parameter(fill_value, dtype, shape), device)
 
 
 def _full_from_array(shape, fill, dtype, device):
@@ -164,11 +153,6 @@ def _full_from_array(shape, fill, dtype, device):
         raise TypeError(f"full: complex fill_value with dtype {dtype}")
     node = fill._node if fill.dtype is dtype else ops.convert(fill._node, dtype)
     return Array._wrap(ops.broadcast_in_dim(node, shape, ()), device)
-
-
-def _param(value, dtype, shape):
-    """A graph parameter (not part of the compiled program's key) broadcast to shape."""
-    return ops.broadcast_in_dim(ops.scalar(value, dtype), shape, ())
 
 
 def _filled(value, shape, dtype, device):
@@ -240,8 +224,8 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
     work = dtype if dtype.kind == "f" else (dt.uint64 if dtype is dt.uint64 and step > 0 else dt.int64)
     idx = ops.iota((n,), 0, work)
     if not (start == 0 and step == 1):
-        idx = ops.MULTIPLY(idx, ops.broadcast_in_dim(ops.scalar(step, work), (n,), ()))
-        idx = ops.ADD(idx, ops.broadcast_in_dim(ops.scalar(start, work), (n,), ()))
+        idx = ops.MULTIPLY(idx, scalar_parameter(step, work, (n,)))
+        idx = ops.ADD(idx, scalar_parameter(start, work, (n,)))
     return Array._wrap(ops.convert(idx, dtype), device)
 
 
@@ -266,7 +250,7 @@ def _bound_node(v, dtype, shape):
         return ops.broadcast_in_dim(ops.convert(v._node, dtype), shape, ())
     if isinstance(v, complex) and dtype.kind != "c":
         raise TypeError(f"linspace: complex bound with dtype {dtype}")
-    return ops.broadcast_in_dim(ops.scalar(v, dtype), shape, ())
+    return scalar_parameter(v, dtype, shape)
 
 
 def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
@@ -299,12 +283,12 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
     e = _bound_node(stop, dtype, shape)
     if div == 0:
         return Array._wrap(s, device)
-    d = ops.broadcast_in_dim(ops.scalar(div, dtype), shape, ())
+    d = scalar_parameter(div, dtype, shape)
     # start + i * ((stop - start) / div), with the last point exactly stop when endpoint
     delta = ops.DIVIDE(ops.SUBTRACT(e, s), d)
     out = ops.ADD(s, ops.MULTIPLY(i, delta))
     if endpoint and num > 1:
-        last = ops.compare(i, ops.broadcast_in_dim(ops.scalar(num - 1, dtype), shape, ()), "EQ")
+        last = ops.compare(i, scalar_parameter(num - 1, dtype, shape), "EQ")
         out = ops.select(last, e, out)
     return Array._wrap(out, device)
 
@@ -316,7 +300,7 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
     k = max(-shape[0], min(shape[1], operator.index(k)))  # beyond the matrix: all zeros
     r = ops.iota(shape, 0, dt.int64)
     c = ops.iota(shape, 1, dt.int64)
-    diag = ops.compare(ops.ADD(r, _param(k, dt.int64, shape)), c, "EQ")
+    diag = ops.compare(ops.ADD(r, scalar_parameter(k, dt.int64, shape)), c, "EQ")
     return Array._wrap(ops.convert(diag, dtype), check_device(device))
 
 
@@ -376,7 +360,7 @@ def _tri(x, k, lower):
     k = max(-shape[-2], min(shape[-1], k))
     r = ops.iota(shape, x.ndim - 2, dt.int64)
     c = ops.iota(shape, x.ndim - 1, dt.int64)
-    rk = ops.ADD(r, _param(k, dt.int64, shape))
+    rk = ops.ADD(r, scalar_parameter(k, dt.int64, shape))
     keep = ops.compare(c, rk, "LE" if lower else "GE")
     return Array._wrap(ops.select(keep, x._node, ops.constant(0, x.dtype, shape)), x.device)
 
@@ -392,13 +376,12 @@ def triu(x, /, *, k=0):
 def logspace(start, stop, /, num=50, *, endpoint=True, base=10.0, dtype=None, device=None):
     """An extension (numpy, PyTorch, JAX and CuPy have it; SciPy's tests call it): `base **
     linspace(start, stop, num)`, numpy's definition. An integer dtype truncates, as numpy's."""
-    from ._elementwise_functions import FUNCTIONS
     target = None if dtype is None else dt.as_dtype(dtype)
     work = target if target is not None and target.kind in "fc" else None
     y = linspace(start, stop, num, dtype=work, device=device, endpoint=endpoint)
     if isinstance(base, (Array, np.generic, np.ndarray)) and np.ndim(base) != 0:
         raise TypeError("logspace: base must be a scalar (numpy's array-valued base is not supported)")
-    out = FUNCTIONS["pow"](_scalar_of(base, "logspace") if not isinstance(base, Array) else base, y)
+    out = _ELEMENTWISE["pow"](_scalar_of(base, "logspace") if not isinstance(base, Array) else base, y)
     if target is not None and out.dtype is not target:
         out = Array._wrap(ops.convert(out._node, target), out.device)
     return out

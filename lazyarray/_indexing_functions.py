@@ -7,7 +7,7 @@ from __future__ import annotations
 from . import _checks, _config
 from . import _dtypes as dt
 from . import _ops as ops
-from ._advanced_indexing import full, wrap_negative
+from ._advanced_indexing import wrap_negative
 from ._array_object import Array
 from ._helpers import broadcast_shapes, check_array, normalize_axis
 
@@ -35,7 +35,7 @@ def take(x, indices, /, *, axis=None):
     m = indices.shape[0]
     shape = x.shape[:axis] + (m,) + x.shape[axis + 1:]
     if 0 in shape:
-        return Array._wrap(full(0, x.dtype, shape), x._device)
+        return Array._wrap(ops.constant(0, x.dtype, shape), x._device)
     if x.shape[axis] == 0:
         raise IndexError(f"take: cannot take from axis {axis} of size 0")
     wrapped = wrap_negative(indices._node, x.shape[axis])
@@ -57,7 +57,7 @@ def take_along_axis(x, indices, /, *, axis=-1):
                               indices.shape[:axis] + (1,) + indices.shape[axis + 1:])
     shape = others[:axis] + (indices.shape[axis],) + others[axis + 1:]
     if 0 in shape:
-        return Array._wrap(full(0, x.dtype, shape), x._device)
+        return Array._wrap(ops.constant(0, x.dtype, shape), x._device)
     if x.shape[axis] == 0:
         raise IndexError(f"take_along_axis: cannot take from axis {axis} of size 0")
     src = ops.broadcast_to(x._node, others[:axis] + (x.shape[axis],) + others[axis + 1:])

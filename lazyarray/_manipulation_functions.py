@@ -5,6 +5,7 @@ import math
 import operator
 
 from . import _dtypes as dt
+from . import _engine
 from . import _ops as ops
 from . import _views
 from ._array_object import Array, make_view, strides_of
@@ -268,8 +269,6 @@ def repeat(x, repeats, /, *, axis=None):
 
 
 def _repeat_array(x, repeats, axis, size):
-    from . import _engine
-    from ._advanced_indexing import full
     if repeats.dtype not in dt.CATEGORIES["integral"]:
         raise TypeError(f"repeat: repeats must have an integer dtype, got {repeats.dtype}")
     if repeats.shape not in ((1,), (size,)):
@@ -288,11 +287,11 @@ def _repeat_array(x, repeats, axis, size):
         raise ValueError("repeat: repeats must be non-negative")
     out_shape = x.shape[:axis] + (total,) + x.shape[axis + 1:]
     if total == 0:
-        return Array._wrap(full(0, x.dtype, out_shape), x.device)
+        return Array._wrap(ops.constant(0, x.dtype, out_shape), x.device)
     # source of output slot j = number of elements whose run ends at or before j: a 1 at each
     # run end (ends == total falls in the spare last slot), then an inclusive cumsum
-    marks = ops.scatter_points(full(0, dt.int64, (total + 1,)), ops.reshape(ends, (size, 1)),
-                               full(1, dt.int64, (size,)), (0,), mode="add")
+    marks = ops.scatter_points(ops.constant(0, dt.int64, (total + 1,)), ops.reshape(ends, (size, 1)),
+                               ops.constant(1, dt.int64, (size,)), (0,), mode="add")
     source = ops.slice_(ops.cumulative(marks, 0, "add"), (0,), (total,))
     picked = ops.gather_points(x._node, ops.reshape(source, (total, 1)), (axis,))
     # gather puts the picked axis first: move it back

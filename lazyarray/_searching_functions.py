@@ -3,11 +3,9 @@ where. All lazy except nonzero, whose output length is the number of nonzero ele
 scalar sync)."""
 from __future__ import annotations
 
-import numpy as np
-
 from . import _dtypes as dt
 from . import _ops as ops
-from ._advanced_indexing import full, true_positions, unravel
+from ._advanced_indexing import true_positions, unravel
 from ._array_object import Array
 from ._helpers import _scalar, binary_operands, broadcast_shapes, check_array, is_scalar, normalize_axes, normalize_axis
 
@@ -116,10 +114,10 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
             keys = ops.gather_points(keys, ops.reshape(ops.convert(sorter._node, dt.int64), (n, 1)), (0,))
     shape = values.shape
     if n == 0 or 0 in shape:
-        return Array._wrap(full(0, dt.int64, shape), x1._device)
+        return Array._wrap(ops.constant(0, dt.int64, shape), x1._device)
     # Binary search, unrolled: n.bit_length() halvings shrink [lo, hi) to one point.
-    lo, hi = full(0, dt.int64, shape), full(n, dt.int64, shape)
-    one, two = full(1, dt.int64, shape), full(2, dt.int64, shape)
+    lo, hi = ops.constant(0, dt.int64, shape), ops.constant(n, dt.int64, shape)
+    one, two = ops.constant(1, dt.int64, shape), ops.constant(2, dt.int64, shape)
     for _ in range(n.bit_length()):
         active = ops.compare(lo, hi, "LT")
         mid = ops.DIVIDE(ops.ADD(lo, hi), two)

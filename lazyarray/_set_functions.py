@@ -21,9 +21,10 @@ from typing import NamedTuple
 from . import _dtypes as dt
 from . import _engine
 from . import _ops as ops
-from ._advanced_indexing import full
 from ._array_object import Array
 from ._helpers import _scalar, check_array, is_scalar
+from ._searching_functions import searchsorted
+from ._sorting_functions import sort
 
 E = ops.elementwise
 
@@ -57,14 +58,14 @@ class _Runs:
             return
         flat = ops.reshape(x._node, (self.n,))
         self.sorted, self.perm = ops.sort([flat, ops.iota((self.n,), 0, dt.int64)], 0)
-        starts_run = full(True, dt.bool, (1,))
+        starts_run = ops.constant(True, dt.bool, (1,))
         if self.n > 1:
             later = ops.slice_(self.sorted, (1,), (self.n,))
             earlier = ops.slice_(self.sorted, (0,), (self.n - 1,))
             # NE is IEEE inequality: NaN != NaN (each NaN a run of its own), -0.0 == +0.0
             starts_run = ops.concatenate([starts_run, ops.compare(later, earlier, "NE")], 0)
         self.group = ops.SUBTRACT(ops.cumulative(ops.convert(starts_run, dt.int64), 0, "add"),
-                       full(1, dt.int64, (self.n,)))
+                       ops.constant(1, dt.int64, (self.n,)))
         total = ops.slice_(self.group, (self.n - 1,), (self.n,))
         # one program: the sort and run numbers are realized with the count, not recomputed
         _engine.realize([total, self.sorted, self.perm, self.group], x._device, "unique")
@@ -76,7 +77,7 @@ class _Runs:
     def starts(self):
         """Position in the sorted order where each run begins (shape (count,))."""
         if self._starts is None:
-            self._starts = ops.scatter_points(full(self.n, dt.int64, (self.count,)),
+            self._starts = ops.scatter_points(ops.constant(self.n, dt.int64, (self.count,)),
                                               ops.reshape(self.group, (self.n, 1)),
                                               ops.iota((self.n,), 0, dt.int64), (0,), mode="min")
         return self._starts
@@ -86,29 +87,29 @@ class _Runs:
 
     def values(self):
         if self.n == 0:
-            return self._wrap(full(0, self.x.dtype, (0,)))
+            return self._wrap(ops.constant(0, self.x.dtype, (0,)))
         return self._wrap(self._at_starts(self.sorted))
 
     def indices(self):
         """Flat index of each value's first occurrence: the sort is stable, so a run's first
         element carries the smallest original position."""
         if self.n == 0:
-            return self._wrap(full(0, dt.int64, (0,)))
+            return self._wrap(ops.constant(0, dt.int64, (0,)))
         return self._wrap(self._at_starts(self.perm))
 
     def counts(self):
         if self.n == 0:
-            return self._wrap(full(0, dt.int64, (0,)))
+            return self._wrap(ops.constant(0, dt.int64, (0,)))
         ends = ops.concatenate([ops.slice_(self.starts(), (1,), (self.count,)),
-                                full(self.n, dt.int64, (1,))], 0)
+                                ops.constant(self.n, dt.int64, (1,))], 0)
         return self._wrap(ops.SUBTRACT(ends, self.starts()))
 
     def inverse_indices(self):
         """Run number of each element of x, in x's shape: the run numbers scattered back to the
         original positions (perm is a permutation, so every slot is written once)."""
         if self.n == 0:
-            return self._wrap(full(0, dt.int64, self.x.shape))
-        inv = ops.scatter_points(full(0, dt.int64, (self.n,)), ops.reshape(self.perm, (self.n, 1)),
+            return self._wrap(ops.constant(0, dt.int64, self.x.shape))
+        inv = ops.scatter_points(ops.constant(0, dt.int64, (self.n,)), ops.reshape(self.perm, (self.n, 1)),
                                  self.group, (0,))
         return self._wrap(ops.reshape(inv, self.x.shape))
 
@@ -159,12 +160,10 @@ def _scalar_or_none(value, array_dtype):
 
 
 def isin(x1, x2, /, *, invert=False):
-    from ._searching_functions import searchsorted
-    from ._sorting_functions import sort
     n1, n2, device = _isin_operands(x1, x2)
     shape = x1.shape if isinstance(x1, Array) else ()
     if n1 is None or n2 is None or 0 in shape or math.prod(n2.shape) == 0:
-        found = full(False, dt.bool, shape)
+        found = ops.constant(False, dt.bool, shape)
     else:
         if n1.dtype is not n2.dtype:  # a scalar whose kind outranks the array's (float with int)
             common = dt.result_type_pair(n1.dtype, n2.dtype)
@@ -179,7 +178,7 @@ def isin(x1, x2, /, *, invert=False):
         else:
             table = sort(Array._wrap(ops.reshape(n2, (m,)), device))
             pos = searchsorted(table, Array._wrap(n1, device))._node
-            clamped = ops.MINIMUM(pos, full(m - 1, dt.int64, shape))
+            clamped = ops.MINIMUM(pos, ops.constant(m - 1, dt.int64, shape))
             probe = ops.gather_points(table._node, ops.reshape(clamped, shape + (1,)), (0,))
             found = ops.compare(probe, n1, "EQ")  # NaN finds nothing: NaN != NaN
     if invert:

@@ -6,7 +6,9 @@ import operator
 from . import _dtypes as dt
 from . import _ops as ops
 from ._array_object import Array
+from ._elementwise_functions import not_equal, subtract
 from ._helpers import check_array, normalize_axes, normalize_axis
+from ._manipulation_functions import concat
 
 
 def _truth(x, axis, keepdims, kind):
@@ -28,8 +30,6 @@ def any(x, /, *, axis=None, keepdims=False):
 
 
 def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
-    from ._elementwise_functions import not_equal, subtract
-    from ._manipulation_functions import concat
     check_array(x)
     if x.ndim == 0:
         raise ValueError("diff needs at least one dimension")

@@ -39,16 +39,25 @@ _ORDER = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 _cache = {}
 
 
-def namespace(api_version):
-    """The namespace for `api_version` (None: the latest); ValueError for an unknown version."""
-    import lazyarray
+def array_namespace_method(latest):
+    """`Array.__array_namespace__`, given the `lazyarray` module (the package installs it: a
+    module below the package cannot import the package without an import cycle)."""
+    def __array_namespace__(self, /, *, api_version=None):
+        """The namespace of the standard's version `api_version` (see `_versions`)."""
+        return namespace(latest, api_version)
+    return __array_namespace__
+
+
+def namespace(latest, api_version):
+    """The namespace for `api_version` (None: `latest`, the lazyarray module); ValueError for an
+    unknown version."""
     if api_version is None or api_version == LATEST:
-        return lazyarray
+        return latest
     if api_version not in _ORDER:
         raise ValueError(f"api_version {api_version!r} is not supported; expected one of {_ORDER}")
     ns = _cache.get(api_version)
     if ns is None:
-        ns = _cache[api_version] = _build(lazyarray, api_version)
+        ns = _cache[api_version] = _build(latest, api_version)
     return ns
 
 

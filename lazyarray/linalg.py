@@ -27,7 +27,7 @@ from . import _linalg_ops as la
 from . import _ops as ops
 from . import _views
 from ._array_object import Array, make_view
-from ._helpers import broadcast_shapes, check_array, normalize_axes
+from ._helpers import broadcast_shapes, check_array, normalize_axes, scalar_parameter
 from ._linear_algebra_functions import matmul, tensordot, vecdot
 from ._manipulation_functions import matrix_transpose
 
@@ -195,10 +195,10 @@ def slogdet(x, /):
     mag = la.absolute(d)
     logabsdet = la.reduce_last(ops.LOG(mag), "add")  # -inf when singular
     if d.dtype.kind == "c":
-        zero = ops.compare(mag, la.const(0, mag), "EQ")
-        safe = ops.select(zero, la.const(1, mag), mag)
+        zero = ops.compare(mag, ops.full(0, mag), "EQ")
+        safe = ops.select(zero, ops.full(1, mag), mag)
         unit = ops.DIVIDE(d, ops.convert(safe, d.dtype))
-        phase = ops.select(zero, la.const(0, d), unit)
+        phase = ops.select(zero, ops.full(0, d), unit)
     else:
         phase = ops.SIGN(d)  # 0 on a zero pivot: the sign of a singular matrix is 0
     phase = ops.select(la.pivot_signs(pivots), ops.NEGATE(phase), phase)
@@ -277,7 +277,7 @@ def pinv(x, /, *, rtol=None):
     u, s, vh = _kernel("svd", node, x, False)
     s, kept = _largest_kept(s, tol)
     s = ops.convert(s, dt.real_of(x.dtype))
-    inv_s = ops.select(kept, ops.DIVIDE(la.const(1, s), s), la.const(0, s))
+    inv_s = ops.select(kept, ops.DIVIDE(ops.full(1, s), s), ops.full(0, s))
     batch = s.shape[:-1]
     u = ops.broadcast_to(u, batch + u.shape[-2:])
     vh = ops.broadcast_to(vh, batch + vh.shape[-2:])
@@ -330,15 +330,15 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
             raise ValueError(f"linalg.vector_norm: ord={ord} over an empty selection")
         out = ops.reduce(a, axes, "max" if ord > 0 else "min")
     elif ord == 0:
-        out = ops.reduce(ops.convert(ops.compare(a, la.const(0, a), "NE"), a.dtype), axes, "add")
+        out = ops.reduce(ops.convert(ops.compare(a, ops.full(0, a), "NE"), a.dtype), axes, "add")
     elif ord == 1:
         out = ops.reduce(a, axes, "add")
     elif ord == 2:
         out = ops.SQRT(ops.reduce(ops.MULTIPLY(a, a), axes, "add"))
     else:  # the p-norm; p is a graph parameter, so a loop over p compiles once
-        p = la.scalar_like(float(ord), a)
+        p = scalar_parameter(float(ord), a.dtype, a.shape)
         summed = ops.reduce(ops.POWER(a, p), axes, "add")
-        out = ops.POWER(summed, la.scalar_like(1.0 / ord, summed))
+        out = ops.POWER(summed, scalar_parameter(1.0 / ord, summed.dtype, summed.shape))
     if keepdims:
         out = ops.reshape(out, tuple(1 if i in axes else s for i, s in enumerate(x.shape)))
     return _wrap(out, x)

@@ -1,0 +1,232 @@
+"""Array's operators and methods that are namespace functions, installed on `Array` here.
+
+`x + y` is `add(x, y)`, `x.sum()` is `sum(x)`, `x[i]` is `_indexing.getitem(x, i)`: the array
+object (`_array_object`) sits below the namespace and cannot import it, so this module, one
+layer up, imports the functions and sets them on the class once, when `lazyarray` is imported.
+Each is bound directly (no lookup at the call), and the arithmetic operators first try the array
+object's fast path (`_array_object._fast_path`), which builds the node the namespace function
+would build when both operands already agree.
+"""
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from . import _dtypes as dt
+from . import _ops as ops
+from . import _searching_functions, _statistical_functions, _utility_functions
+from ._array_object import Array
+from ._creation_functions import asarray
+from ._data_type_functions import astype
+from ._elementwise_functions import FUNCTIONS as _ELEMENTWISE, clip
+from ._graph import bind as _bind, leaf_from_host as _leaf_from_host
+from ._host_data import numpy_leaf
+from ._indexing import getitem, setitem
+from ._linear_algebra_functions import matmul
+from ._manipulation_functions import matrix_transpose, permute_dims, reshape, squeeze
+
+# ---------------------------------------------------------------- operators
+# Each operator is the namespace function of the same meaning; the table keeps them in one place.
+_BINARY = {
+    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
+    "floordiv": "floor_divide", "mod": "remainder", "pow": "pow", "matmul": "matmul",
+    "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
+    "lshift": "bitwise_left_shift", "rshift": "bitwise_right_shift",
+}
+_COMPARE = {"lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_equal",
+            "eq": "equal", "ne": "not_equal"}
+_UNARY = {"neg": "negative", "pos": "positive", "abs": "abs", "invert": "bitwise_invert"}
+_FUNCTIONS = {**_ELEMENTWISE, "matmul": matmul}
+
+
+# Operators whose meaning is ONE StableHLO op when both operands already share dtype and shape
+# (or the other is a Python int/float next to a floating array): they skip the general machinery
+# and build exactly the node the namespace function would build. dunder -> (op, attrs, kinds).
+_FAST = {
+    "add": (ops.ADD, (), "iufc"), "sub": (ops.SUBTRACT, (), "iufc"),
+    "mul": (ops.MULTIPLY, (), "iufc"), "truediv": (ops.DIVIDE, (), "fc"),
+    "lt": (ops.COMPARE, ops.COMPARE.Attrs("LT"), "iuf"), "le": (ops.COMPARE, ops.COMPARE.Attrs("LE"), "iuf"),
+    "gt": (ops.COMPARE, ops.COMPARE.Attrs("GT"), "iuf"), "ge": (ops.COMPARE, ops.COMPARE.Attrs("GE"), "iuf"),
+}
+
+
+def _fast_path(prim, attrs, kinds):
+    out_bool = prim is ops.COMPARE
+    float_scalars = {float, int}
+
+    def fast(x, other, swap):
+        """The node for x OP other (other OP x when swap), or None to take the general path."""
+        n1 = x._node
+        d = n1.dtype
+        if d.kind not in kinds:
+            return None
+        t = type(other)
+        if t is Array:
+            n2 = other._node
+            if n2.dtype is not d or n2.shape != n1.shape or other._device is not x._device:
+                return None
+        elif t in float_scalars and d.kind in "fc":
+            n2 = _leaf_from_host(other, (), d)
+        else:
+            return None
+        args = (n2, n1) if swap else (n1, n2)
+        return Array._wrap(_bind(prim, args, attrs, n1.shape, dt.bool if out_bool else d), x._device)
+    return fast
+
+
+_SCALAR_TYPES = (Array, builtins.bool, int, float, complex)
+
+
+def _same_kind(source, target):
+    """numpy's same_kind casting between numbers: integer to integer (int64 -> int32; not to
+    an unsigned type that cannot hold the sign), float to float, complex to complex."""
+    if source.kind in "iu" and target.kind in "iu":
+        return builtins.bool(np.can_cast(source.np, target.np, "same_kind"))
+    return source.kind == target.kind and source.kind in "fc"
+
+
+def _numpy_operand(value, x):
+    """numpy on the other side of an operator: a numpy scalar acts as the Python scalar of its
+    kind (weakly typed: x * np.float64(2) keeps x's dtype), a numpy array as our array of its
+    values and dtype (so `x + np.ones(3)` and `np.ones(3) + x` are both lazyarray arrays: numpy
+    defers its operators to ours through __array_priority__); anything else is not ours."""
+    if isinstance(value, np.generic) and value.dtype.kind in "biufc":
+        return value.item()
+    if isinstance(value, np.ndarray) and value.dtype.kind in "biufc":
+        return Array._wrap(numpy_leaf(value, x._device), x._device)
+    return NotImplemented
+
+
+def _binary(name, fname):
+    fast = _fast_path(*_FAST[name]) if name in _FAST else None
+    f = _FUNCTIONS[fname]
+
+    def apply(self, other, swap):
+        if fast is not None:
+            r = fast(self, other, swap)
+            if r is not None:
+                return r
+        if not isinstance(other, _SCALAR_TYPES):
+            other = _numpy_operand(other, self)
+            if other is NotImplemented:
+                return NotImplemented
+        return f(other, self) if swap else f(self, other)
+
+    def op(self, other, /):
+        return apply(self, other, False)
+
+    def rop(self, other, /):
+        return apply(self, other, True)
+
+    def iop(self, other, /):
+        if not isinstance(other, _SCALAR_TYPES):
+            other = _numpy_operand(other, self)
+            if other is NotImplemented:
+                return NotImplemented
+        result = op(self, other)
+        if result.dtype != self.dtype and result.shape == self.shape:
+            if _same_kind(result.dtype, self.dtype):
+                # numpy's in-place rule (same-kind casting: `int32 += int64` stays int32), which
+                # SciPy relies on; the standard leaves it open
+                self._rebind(astype(result, self.dtype)._node)
+                return self
+            # the wording array-api-extra's tests match ("cast")
+            raise ValueError(f"in-place {fname} cannot cast its {result.dtype} result to the "
+                             f"array's dtype {self.dtype}")
+        if result.dtype != self.dtype or result.shape != self.shape:
+            raise ValueError(f"in-place {fname} would change the array from {self.dtype}{list(self.shape)} "
+                             f"to {result.dtype}{list(result.shape)}")
+        self._rebind(result._node)
+        return self
+    return op, rop, iop
+
+
+for _name, _fname in _BINARY.items():
+    _op, _rop, _iop = _binary(_name, _fname)
+    setattr(Array, f"__{_name}__", _op)
+    setattr(Array, f"__r{_name}__", _rop)
+    setattr(Array, f"__i{_name}__", _iop)
+
+for _name, _fname in _COMPARE.items():
+    setattr(Array, f"__{_name}__", _binary(_name, _fname)[0])
+
+for _name, _fname in _UNARY.items():
+    setattr(Array, f"__{_name}__", _ELEMENTWISE[_fname])
+
+Array.__getitem__ = getitem
+Array.__setitem__ = setitem
+
+
+# ---------------------------------------------------------------- attributes of the standard
+def _T(self):
+    if self.ndim != 2:
+        raise ValueError(f"x.T needs a 2-D array, got {self.ndim}-D; use permute_dims or mT")
+    return permute_dims(self, (1, 0))
+
+
+Array.T = property(_T, doc="The transpose of a 2-D array.")
+Array.mT = property(matrix_transpose, doc="The transpose of the last two axes (a stack of matrices).")
+
+
+def _reduce(self):
+    return (asarray, (self._value("pickle"),))
+
+
+Array.__reduce__ = _reduce
+
+
+# ---------------------------------------------------------------- methods beyond the standard
+# Methods that numpy, PyTorch, JAX and CuPy arrays ALL have with one meaning, and that consumers
+# call on their other backends (SciPy: x.reshape, x.sum, ...): each is the namespace function.
+# Left out on purpose: astype and copy (PyTorch has neither), view (PyTorch's takes a shape,
+# the others' a dtype; ours is numpy's, in `_array_object`), std/var (PyTorch's default is the
+# unbiased estimator), transpose and cumsum (PyTorch's take other arguments).
+def _reshape_method(self, *shape, copy=None):
+    if len(shape) == 1 and not isinstance(shape[0], int):
+        shape = tuple(shape[0])
+    return reshape(self, shape, copy=copy)
+
+
+def _reduction_method(function):
+    fname = function.__name__
+
+    def method(self, axis=None, keepdims=False, **kwargs):
+        return function(self, axis=tuple(axis) if isinstance(axis, list) else axis,
+                        keepdims=keepdims, **kwargs)
+    method.__name__ = fname
+    method.__doc__ = f"x.{fname}(...) is xp.{fname}(x, ...) (numpy's method, an extension)."
+    return method
+
+
+def _squeeze_method(self, axis=None):
+    if axis is None:
+        axis = tuple(i for i, n in enumerate(self.shape) if n == 1)
+    return squeeze(self, axis=axis)
+
+
+def _item_method(self):
+    return self._scalar_value("item").item()
+
+
+def _tolist_method(self):
+    return self._value("tolist").tolist()
+
+
+_argmax, _argmin = _searching_functions.argmax, _searching_functions.argmin
+_conj = _ELEMENTWISE["conj"]
+
+Array.reshape = _reshape_method
+for _function in (_statistical_functions.sum, _statistical_functions.prod, _statistical_functions.mean,
+                  _statistical_functions.max, _statistical_functions.min,
+                  _utility_functions.any, _utility_functions.all):
+    setattr(Array, _function.__name__, _reduction_method(_function))
+Array.argmax = lambda self, axis=None, keepdims=False: _argmax(self, axis=axis, keepdims=keepdims)
+Array.argmin = lambda self, axis=None, keepdims=False: _argmin(self, axis=axis, keepdims=keepdims)
+Array.squeeze = _squeeze_method
+Array.flatten = lambda self: reshape(self, (-1,), copy=True)
+Array.ravel = lambda self: reshape(self, (-1,))
+Array.conj = _conj
+Array.clip = lambda self, min=None, max=None: clip(self, min, max)
+Array.item = _item_method
+Array.tolist = _tolist_method

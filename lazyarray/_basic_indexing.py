@@ -1,0 +1,181 @@
+"""Basic indices: integers, slices, ellipsis and None.
+
+A basic index becomes one dynamic_slice whose start indices are graph parameters, so `x[i]` and
+`x[i:i+k]` with a changing i never recompile; strides and negative steps add a static
+slice/reverse. A write is the inverse: dynamic_update_slice, with a padded mask for strided
+writes. A read is a view (`BasicIndex` is its step), except an integer for every axis, which
+numpy answers with a scalar (a copy). `_indexing` dispatches here; `_advanced_indexing` reads
+and writes its region (the slices and None of a key) through `read_basic` and `write_basic`.
+"""
+from __future__ import annotations
+
+import builtins
+import operator
+
+from . import _dtypes as dt
+from . import _ops as ops
+from . import _views
+from ._array_object import Array
+from ._helpers import broadcast_shapes
+
+
+class _Axis:
+    """What a basic index does to one axis of x: take [start, start+span) then stride."""
+    __slots__ = ("start", "span", "step", "count", "drop")
+
+    def __init__(self, start, span, step, count, drop):
+        self.start, self.span, self.step, self.count, self.drop = start, span, step, count, drop
+
+
+def expand(key, ndim):
+    """key -> list of items with the ellipsis expanded and trailing full slices added."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    n_ell = sum(1 for k in key if k is Ellipsis)
+    if n_ell > 1:
+        raise IndexError("an index can have at most one ellipsis (...)")
+    # a boolean array consumes as many axes as it has (a 0-D one none); anything else but None one
+    n_axes = sum(1 for k in key if k is not None and k is not Ellipsis
+                 and not (isinstance(k, Array) and k.dtype is dt.bool))
+    n_axes += sum(k.ndim for k in key if isinstance(k, Array) and k.dtype is dt.bool)
+    if n_axes > ndim:
+        raise IndexError(f"too many indices: {n_axes} for an array of {ndim} dimensions")
+    out = []
+    for k in key:
+        if k is Ellipsis:
+            out.extend([slice(None)] * (ndim - n_axes))
+        else:
+            out.append(k)
+    if n_ell == 0:
+        out.extend([slice(None)] * (ndim - n_axes))
+    return out
+
+
+def basic_axis(k, n, axis):
+    if isinstance(k, slice):
+        start, stop, step = k.indices(n)
+        rng = range(start, stop, step)
+        count = len(rng)
+        if count == 0:
+            return _Axis(0, 0, 1, 0, False)
+        lo, hi = min(rng[0], rng[-1]), max(rng[0], rng[-1])
+        return _Axis(lo, hi - lo + 1, step, count, False)
+    try:
+        i = operator.index(k)
+    except TypeError:
+        raise IndexError(f"invalid index {k!r} for axis {axis}: expected an integer, slice, "
+                         "ellipsis, None or an array") from None
+    if isinstance(k, builtins.bool):
+        raise IndexError("a Python bool is not a valid integer index")
+    if not -n <= i < n:
+        raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")
+    return _Axis(i % n, 1, 1, 1, True)
+
+
+def is_basic(items):
+    return all(not isinstance(k, Array) for k in items)
+
+
+def plan(shape, items, strides=None):
+    """Basic index on an array of `shape` -> (axes, out_shape, out_strides); out_strides (the
+    view's element strides, None axes included) only when the base's `strides` are given."""
+    axes, out, out_strides = [], [], []
+    axis = 0
+    for k in items:
+        if k is None:
+            out.append(1)
+            out_strides.append(0)
+            continue
+        a = basic_axis(k, shape[axis], axis)
+        axes.append(a)
+        if not a.drop:
+            out.append(a.count)
+            if strides is not None:
+                out_strides.append(strides[axis] * a.step)
+        axis += 1
+    return axes, tuple(out), (tuple(out_strides) if strides is not None else None)
+
+
+def _starts(axes):
+    return [ops.scalar(a.start, dt.int64) for a in axes]
+
+
+def slice_read(node, axes, out_shape):
+    """The selection (axes, out_shape) of `node`."""
+    if 0 in out_shape:
+        return ops.constant(0, node.dtype, out_shape)
+    spans = tuple(a.span for a in axes)
+    if spans != node.shape:
+        node = ops.dynamic_slice(node, _starts(axes), spans)
+    if any(a.step != 1 for a in axes):
+        node = ops.slice_(node, (0,) * len(axes), spans, tuple(abs(a.step) for a in axes))
+        node = ops.reverse(node, [i for i, a in enumerate(axes) if a.step < 0])
+    return ops.reshape(node, out_shape)
+
+
+def slice_write(node, axes, out_shape, vnode):
+    """`node` with the selection (axes, out_shape) set to `vnode` (already of node's dtype and
+    broadcastable to out_shape)."""
+    if 0 in out_shape:
+        return node
+    vnode = ops.broadcast_to(vnode, out_shape)
+    counts = tuple(a.count for a in axes)
+    vnode = ops.reshape(vnode, counts)  # drop None axes, restore the integer-indexed ones
+    vnode = ops.reverse(vnode, [i for i, a in enumerate(axes) if a.step < 0])
+    spans = tuple(a.span for a in axes)
+    if any(a.step != 1 for a in axes):
+        steps = tuple(abs(a.step) - 1 for a in axes)
+        zeros = (0,) * len(axes)
+        padded = ops.pad(vnode, ops.scalar(0, node.dtype), zeros, zeros, steps)
+        mask = ops.pad(ops.constant(True, dt.bool, counts), ops.constant(False, dt.bool), zeros, zeros, steps)
+        current = ops.dynamic_slice(node, _starts(axes), spans)
+        vnode = ops.select(mask, padded, current)
+    if spans == node.shape:
+        return vnode
+    return ops.dynamic_update_slice(node, vnode, _starts(axes))
+
+
+class BasicIndex(_views.Step):
+    """The view step of a basic index (integers, slices, ellipsis, None)."""
+    __slots__ = ("axes", "out_shape")
+
+    def __init__(self, axes, out_shape):
+        self.axes, self.out_shape = axes, out_shape
+
+    def forward(self, base):
+        return slice_read(base, self.axes, self.out_shape)
+
+    def inverse(self, base, node):
+        return slice_write(base, self.axes, self.out_shape, node)
+
+
+def read_basic(x, key):
+    """The node of x[key] for a basic key (integers, slices, ellipsis, None)."""
+    axes, out_shape, _ = plan(x.shape, expand(key, x.ndim))
+    return slice_read(x._node, axes, out_shape)
+
+
+def all_integers(key, items):
+    """An integer for every axis and nothing else: numpy answers with a scalar (a copy)."""
+    if key is Ellipsis or (isinstance(key, tuple) and any(k is Ellipsis for k in key)):
+        return False
+    return all(not isinstance(k, slice) and k is not None for k in items)
+
+
+def write_basic(x, key, vnode):
+    """x[key] = vnode for a basic key; the caller has checked that x is writable and holds the
+    write lock."""
+    axes, out_shape, _ = plan(x.shape, expand(key, x.ndim))
+    check_assignable(vnode.shape, out_shape)
+    if 0 in out_shape:
+        return
+    x._rebind(slice_write(x._node, axes, out_shape, vnode))
+
+
+def check_assignable(value_shape, target_shape):
+    try:
+        ok = broadcast_shapes(value_shape, target_shape) == tuple(target_shape)
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ValueError(f"cannot assign a value of shape {value_shape} to a selection of shape {target_shape}")
