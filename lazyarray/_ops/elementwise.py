@@ -85,36 +85,38 @@ SUBTRACT = Elementwise("subtract", "stablehlo.subtract", evaluate=_numpy(np.subt
 MULTIPLY = Elementwise("multiply", "stablehlo.multiply", evaluate=_numpy(np.multiply), covers=kinds("iuf"))
 
 
+def _integer_operands(d, a, b):
+    """Integer operands broadcast, and the divisor with 0 (and -1, for signed dtypes) replaced
+    by 1: numpy then neither divides by zero nor traps at INT_MIN / -1."""
+    a, b = np.broadcast_arrays(a, b)
+    bad = b == 0
+    if d.kind == "i":
+        bad |= b == typed(-1, d.np)
+    return a, b, np.where(bad, typed(1, d.np), b)
+
+
 def _divide(node, a, b):
+    """Integers: truncating division; x / 0 is -1 (all ones for unsigned), INT_MIN / -1 wraps."""
     d = node.dtype
     if d.kind == "f":
         return np.divide(a, b)
-    a, b = np.broadcast_arrays(a, b)
-    zero = b == 0
-    if d.kind == "u":
-        q = a // np.where(zero, typed(1, d.np), b)
-        return np.where(zero, typed(np.iinfo(d.np).max, d.np), q)
-    lo = np.iinfo(d.np).min
-    over = (a == lo) & (b == -1)
-    safe = np.where(zero | over, typed(1, d.np), b)
-    q = (a - np.fmod(a, safe)) // safe  # truncating division, exact
-    q = np.where(zero, typed(-1, d.np), q)
-    return np.where(over, a, q)  # INT_MIN / -1 = INT_MIN
+    a, b, safe = _integer_operands(d, a, b)
+    q = a // safe if d.kind == "u" else (a - np.fmod(a, safe)) // safe  # exact
+    if d.kind == "i":
+        q = np.where(b == typed(-1, d.np), np.negative(a), q)
+    return np.where(b == 0, typed(-1 if d.kind == "i" else np.iinfo(d.np).max, d.np), q)
 
 
 DIVIDE = Elementwise("divide", "stablehlo.divide", evaluate=_divide, covers=kinds("iuf"))
 
 
 def _remainder(node, a, b):
+    """fmod; for integers x % 0 is x, and x % -1 is 0."""
     d = node.dtype
     if d.kind == "f":
         return np.fmod(a, b)
-    a, b = np.broadcast_arrays(a, b)
-    zero = b == 0
-    safe = np.where(zero, typed(1, d.np), b)
-    if d.kind == "i":
-        safe = np.where(b == -1, typed(1, d.np), safe)  # x % -1 = 0, and no INT_MIN % -1 trap
-    return np.where(zero, a, np.fmod(a, safe))  # x % 0 = x
+    a, b, safe = _integer_operands(d, a, b)
+    return np.where(b == 0, a, np.fmod(a, safe))
 
 
 REMAINDER = Elementwise("remainder", "stablehlo.remainder", evaluate=_remainder, covers=kinds("iuf"))
@@ -228,25 +230,19 @@ def _kernel(name, hlo, fn, dtypes=_F32_F64):
                        covers=_dtypes_in(*dtypes) if dtypes else None)
 
 
-EXP = _kernel("exp", "stablehlo.exponential", np.exp)
-LOG = _kernel("log", "stablehlo.log", np.log)
+EXP, LOG = _kernel("exp", "stablehlo.exponential", np.exp), _kernel("log", "stablehlo.log", np.log)
 LOG1P = _kernel("log1p", "stablehlo.log_plus_one", np.log1p)
 EXPM1 = _kernel("expm1", "stablehlo.exponential_minus_one", np.expm1, (dt.float64,))
-SIN = _kernel("sin", "stablehlo.sine", np.sin)
-COS = _kernel("cos", "stablehlo.cosine", np.cos)
-TAN = _kernel("tan", "stablehlo.tan", np.tan)
-TANH = _kernel("tanh", "stablehlo.tanh", np.tanh)
+SIN, COS = _kernel("sin", "stablehlo.sine", np.sin), _kernel("cos", "stablehlo.cosine", np.cos)
+TAN, TANH = _kernel("tan", "stablehlo.tan", np.tan), _kernel("tanh", "stablehlo.tanh", np.tanh)
 SQRT = _kernel("sqrt", "stablehlo.sqrt", np.sqrt)
-ACOS = _kernel("acos", "chlo.acos", np.arccos)
-ACOSH = _kernel("acosh", "chlo.acosh", np.arccosh)
-ASIN = _kernel("asin", "chlo.asin", np.arcsin)
-ASINH = _kernel("asinh", "chlo.asinh", np.arcsinh)
-ATAN = _kernel("atan", "chlo.atan", np.arctan)
-ATANH = _kernel("atanh", "chlo.atanh", np.arctanh, (dt.float32,))
+ACOS, ACOSH = _kernel("acos", "chlo.acos", np.arccos), _kernel("acosh", "chlo.acosh", np.arccosh)
+ASIN, ASINH = _kernel("asin", "chlo.asin", np.arcsin), _kernel("asinh", "chlo.asinh", np.arcsinh)
+ATAN, ATANH = _kernel("atan", "chlo.atan", np.arctan), _kernel("atanh", "chlo.atanh", np.arctanh, (dt.float32,))
 ATAN2 = _kernel("atan2", "stablehlo.atan2", np.arctan2)
 NEXTAFTER = _kernel("nextafter", "chlo.next_after", np.nextafter)
-SINH = _kernel("sinh", "chlo.sinh", None, ())  # only inside complex compositions: compiled
-COSH = _kernel("cosh", "chlo.cosh", None, ())
+# only inside complex compositions, which are compiled
+SINH, COSH = _kernel("sinh", "chlo.sinh", None, ()), _kernel("cosh", "chlo.cosh", None, ())
 
 # ---------------------------------------------------------------- complex parts
 
