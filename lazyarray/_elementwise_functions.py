@@ -196,14 +196,23 @@ UNARY = {
 }
 
 
+def _float_for(d):
+    """numpy's floating dtype for an integer or bool dtype (float16 -> float32, which we lack)."""
+    f = np.promote_types(d.np, np.float16)
+    return dt.float32 if f.itemsize <= 4 else dt.float64
+
+
 def _make_unary(name, category, lower):
     allowed = dt.CATEGORIES[category]
 
     def fn(x, /):
         check_array(x)
+        node = x._node
         if x.dtype not in allowed:
-            raise TypeError(f"{name}: expected an array of {category} dtype, got {x.dtype}")
-        return Array._wrap(lower(x._node), x._device)
+            if category != "floating" or x.dtype.kind not in "biu":
+                raise TypeError(f"{name}: expected an array of {category} dtype, got {x.dtype}")
+            node = ops.convert(node, _float_for(x.dtype))  # an extension, as numpy
+        return Array._wrap(lower(node), x._device)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"The standard's `{name}` (dtype category: {category})."
     return fn
