@@ -7,12 +7,17 @@
   in the same program.
 - `TRIANGULAR_SOLVE`: stablehlo.triangular_solve, which XLA compiles itself on every platform.
 
-No host evaluation yet: graphs with these are compiled.
+Host evaluations (the interpreter tier, CPU only): a kernel calls the same SciPy LAPACK routine
+with the same arguments as jaxlib's custom call (`lapack_host`), so both tiers give the same
+bits; the first output evaluated computes them all and its siblings take theirs from a memo
+that lives as long as the evaluation's operand array.
 """
 from __future__ import annotations
 
 import math
 import weakref
+
+import numpy as np
 
 from .. import _dtypes as dt
 from .core import OpDef
@@ -93,10 +98,38 @@ def _kernel_rule(args, a):
     return _outputs(a.name, x.shape, x.dtype, a.params)[a.index]
 
 
+_host_outputs = {}  # id(operand value) -> {(kernel, params): [numpy outputs]}, while the value lives
+
+
+def _evaluate_operand(node, x):
+    # A fresh array per evaluation: the kernels' memo is keyed by its identity.
+    return np.array(x, copy=True)
+
+
+def _evaluate_kernel(node, x):
+    name, params, _, index = node.attrs
+    memo = _host_outputs.get(id(x))
+    if memo is None:
+        memo = _host_outputs[id(x)] = {}
+        weakref.finalize(x, _host_outputs.pop, id(x), None)
+    outs = memo.get((name, params))
+    if outs is None:
+        from . import lapack_host  # imports SciPy: only graphs with a decomposition pay for it
+        specs = [(s, d.np) for s, d in _outputs(name, x.shape, node.args[0].dtype, params)]
+        outs = memo[(name, params)] = lapack_host.decompose(name, params, x, specs)
+    return outs[index]
+
+
+def _covers_kernel(node):
+    """jaxlib's CPU kernels only: another platform's (cuSOLVER, ...) bits are its own."""
+    return node.attrs.platform == "cpu"
+
+
 LINALG_OPERAND = OpDef("linalg_operand", rule=lambda args, a: (args[0].shape, args[0].dtype),
-                       lower=lambda e, node, x: x)  # no code: the node a kernel's outputs share
+                       lower=lambda e, node, x: x,  # no code: the node a kernel's outputs share
+                       evaluate=_evaluate_operand)
 LINALG_KERNEL = OpDef("linalg_kernel", attrs=("name", "params", "platform", "index"), rule=_kernel_rule,
-                      lower=_lower_kernel)
+                      lower=_lower_kernel, evaluate=_evaluate_kernel, covers=_covers_kernel)
 
 
 def eye(batch, n, dtype):

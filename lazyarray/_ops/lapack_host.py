@@ -1,0 +1,219 @@
+"""The decomposition kernels on the host, bit for bit as the compiled program computes them.
+
+On the CPU, XLA runs a decomposition as a jaxlib LAPACK custom call (`_runtime_lapack` lets jax
+lower it), and jaxlib 0.10 takes its LAPACK routines from SciPy (`scipy.linalg.cython_lapack`).
+So calling the SAME routine through `scipy.linalg.lapack`, with the same job options and the
+same workspace sizes (a LAPACK routine's blocking, and gesdd's choice of path, depend on the
+workspace it is given), and then doing what jax's lowering does around the call, gives the
+compiled program's bits, eigenvector signs included. Per kernel (jaxlib 0.10.2's
+`lapack_kernels.cc` and jax's lowering rules in `jax/_src/lax/linalg.py`):
+
+    lu        getrf; pivots 0-based; the permutation by applying the row swaps to 0..m-1
+    cholesky  potrf (lower); all NaN where info != 0, then the strict upper triangle zeroed
+    qr        geqrf (optimal workspace), R = its upper triangle (first min(m, n) rows, or all
+              rows in full mode); Q = orgqr/ungqr (optimal workspace) of the geqrf output
+              sliced to min(m, n) columns, or padded with zero columns to m in full mode
+    eigh      syevd/heevd, jobz V, lower, workspaces 1+6n+2n^2 / 2n+n^2, 1+5n+2n^2 (real work),
+              3+5n (integers); NaN where info != 0
+    eig       geev, no left vectors (optimal workspace); an input with a non-finite entry is
+              not passed to LAPACK (info -4); real input: the packed real eigenvectors unpacked
+              to complex pairs (v, conj v); NaN where info != 0
+    svd       gesdd, job S (reduced) or A (full) (optimal workspace); NaN where info != 0
+    svdvals   gesdd, job N; NaN where info != 0
+
+XLA runs its CPU programs with flush-to-zero and denormals-are-zero set (subnormal inputs and
+results read as zero), LAPACK calls included: a rank-deficient or tiny-scaled matrix can have
+subnormal intermediates, and then a result as large as 1e-35 (float32) differs. `decompose` sets
+the same two flags around its LAPACK calls where it knows how (x86-64 Linux: MXCSR through
+glibc's fegetenv/fesetenv); elsewhere such results can differ, as subnormals do between the tiers.
+
+Each function here takes ONE matrix (2-D numpy array) and returns the kernel's outputs in the
+order `_ops.linalg.KERNEL_OUTPUTS` names them; `decompose` loops over the batch axes.
+SciPy is imported at the first decomposition evaluated, not before.
+"""
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import platform
+import sys
+
+import numpy as np
+
+_PREFIX = {"float32": "s", "float64": "d", "complex64": "c", "complex128": "z"}
+
+
+def _lapack(name, dtype):
+    """The scipy.linalg.lapack wrapper of routine `name` (without its type letter) for dtype."""
+    from scipy.linalg import lapack
+    return getattr(lapack, _PREFIX[dtype.name] + name)
+
+
+def _nan(*arrays):
+    """Fill with NaN in place, as jax's lowering does (complex: NaN real and imaginary parts)."""
+    for a in arrays:
+        a[...] = complex(np.nan, np.nan) if a.dtype.kind == "c" else np.nan
+
+
+def _lu(a):
+    m, n = a.shape
+    getrf = _lapack("getrf", a.dtype)
+    lu, piv, info = getrf(a)
+    if info < 0:  # jax's lowering: NaN factors where getrf rejected its input
+        _nan(lu)
+    piv = piv.astype(np.int32)[:min(m, n)]
+    perm = np.arange(m, dtype=np.int32)
+    for i, p in enumerate(piv.tolist()):
+        perm[i], perm[p] = perm[p], perm[i]
+    return lu, piv, perm
+
+
+def _cholesky(a):
+    potrf = _lapack("potrf", a.dtype)
+    c, info = potrf(a, lower=1, clean=1)
+    if info != 0:
+        _nan(c)
+    return (np.tril(c),)
+
+
+def _workspace(query, *args, **kw):
+    """LAPACK's optimal workspace size for a call (the size jaxlib asks LAPACK for)."""
+    work, info = query(*args, **kw)
+    if info != 0:
+        raise AssertionError(f"LAPACK workspace query {args} {kw}: info {info}")
+    return int(np.real(work).item() if np.ndim(work) else np.real(work))
+
+
+def _qr(a, full):
+    m, n = a.shape
+    k = min(m, n)
+    geqrf = _lapack("geqrf", a.dtype)
+    lwork = _workspace(_lapack("geqrf_lwork", a.dtype), m, n)
+    qr, tau, _, info = geqrf(a, lwork=lwork)  # jax's lowering ignores geqrf's and orgqr's info
+    r = np.triu(qr if full or m <= n else qr[:k])
+    if full and m > n:
+        v = np.zeros((m, m), a.dtype, order="F")
+        v[:, :n] = qr
+    else:
+        v = np.asfortranarray(qr[:, :k])
+    orgqr = _lapack("ungqr" if a.dtype.kind == "c" else "orgqr", a.dtype)
+    _, work, info = orgqr(v, tau, lwork=-1)
+    if info != 0:
+        raise AssertionError(f"LAPACK orgqr workspace query of {v.shape}: info {info}")
+    q, _, info = orgqr(v, tau, lwork=int(np.real(work[0])))
+    return q, r
+
+
+def _eigh(a):
+    n = a.shape[0]
+    if a.dtype.kind == "c":
+        w, v, info = _lapack("heevd", a.dtype)(a, compute_v=1, lower=1, lwork=2 * n + n * n,
+                                                lrwork=1 + 5 * n + 2 * n * n, liwork=3 + 5 * n)
+    else:
+        w, v, info = _lapack("syevd", a.dtype)(a, compute_v=1, lower=1, lwork=1 + 6 * n + 2 * n * n,
+                                                liwork=3 + 5 * n)
+    if info != 0:
+        _nan(v, w)
+    return v, w
+
+
+def _eig(a):
+    n = a.shape[0]
+    complex_dtype = np.result_type(a.dtype, np.complex64)
+    if not np.isfinite(a).all():  # jaxlib does not call LAPACK: info -4, all NaN
+        w, v = np.empty(n, complex_dtype), np.empty((n, n), complex_dtype)
+        _nan(w, v)
+        return w, v
+    lwork = _workspace(_lapack("geev_lwork", a.dtype), n, compute_vl=0, compute_vr=1)
+    if a.dtype.kind == "c":
+        w, _, v, info = _lapack("geev", a.dtype)(a, compute_vl=0, compute_vr=1, lwork=lwork)
+    else:
+        wr, wi, _, packed, info = _lapack("geev", a.dtype)(a, compute_vl=0, compute_vr=1, lwork=lwork)
+        w = np.empty(n, complex_dtype)
+        w.real, w.imag = wr, wi
+        v = np.zeros((n, n), complex_dtype)
+        if info == 0:
+            v.real = packed
+            j = 0
+            while j < n:  # a complex pair's vectors: real part in column j, imaginary in j + 1
+                if wi[j] == 0 or np.isnan(wi[j]):
+                    j += 1
+                    continue
+                re, im = packed[:, j].copy(), packed[:, j + 1].copy()
+                v[:, j].real, v[:, j].imag = re, im
+                v[:, j + 1].real, v[:, j + 1].imag = re, -im
+                j += 2
+    if info != 0:
+        _nan(w, v)
+    return w, v
+
+
+def _svd(a, full):
+    m, n = a.shape
+    lwork = _workspace(_lapack("gesdd_lwork", a.dtype), m, n, compute_uv=1, full_matrices=int(full))
+    u, s, vt, info = _lapack("gesdd", a.dtype)(a, compute_uv=1, full_matrices=int(full), lwork=lwork)
+    if info != 0:
+        _nan(u, s, vt)
+    return u, s, vt
+
+
+def _svdvals(a):
+    m, n = a.shape
+    lwork = _workspace(_lapack("gesdd_lwork", a.dtype), m, n, compute_uv=0, full_matrices=0)
+    _, s, _, info = _lapack("gesdd", a.dtype)(a, compute_uv=0, full_matrices=0, lwork=lwork)
+    if info != 0:
+        _nan(s)
+    return (s,)
+
+
+KERNELS = {"lu": _lu, "cholesky": _cholesky, "qr": _qr, "eigh": _eigh, "eig": _eig, "svd": _svd,
+           "svdvals": _svdvals}
+
+
+_MXCSR_FTZ_DAZ = 0x8040  # MXCSR bits 15 (flush to zero) and 6 (denormals are zero)
+_MXCSR_OFFSET = 28  # of glibc's x86-64 fenv_t (32 bytes)
+
+
+def _libm():
+    if sys.platform != "linux" or platform.machine() != "x86_64":
+        return None
+    try:
+        libm = ctypes.CDLL("libm.so.6")
+        env = ctypes.create_string_buffer(32)
+        return libm if libm.fegetenv(env) == 0 else None
+    except OSError:
+        return None
+
+
+_LIBM = _libm()
+
+
+@contextlib.contextmanager
+def _flush_denormals():
+    """XLA's floating-point environment for this thread, restored afterwards."""
+    if _LIBM is None:
+        yield
+        return
+    env = ctypes.create_string_buffer(32)
+    _LIBM.fegetenv(env)
+    saved = ctypes.create_string_buffer(env.raw, 32)
+    mxcsr = ctypes.c_uint32.from_buffer(env, _MXCSR_OFFSET)
+    mxcsr.value |= _MXCSR_FTZ_DAZ
+    _LIBM.fesetenv(env)
+    try:
+        yield
+    finally:
+        _LIBM.fesetenv(saved)
+
+
+def decompose(name, params, x, specs):
+    """All outputs of kernel `name` for the stack of matrices x, as numpy arrays of the
+    (shape, numpy dtype) pairs in `specs`."""
+    fn = KERNELS[name]
+    outs = [np.empty(shape, npdt) for shape, npdt in specs]
+    with _flush_denormals():
+        for index in np.ndindex(*x.shape[:-2]):
+            a = np.array(x[index], order="F", copy=True)  # LAPACK's layout, as jaxlib's custom call has it
+            for out, value in zip(outs, fn(a, *params)):
+                out[index] = value
+    return outs
