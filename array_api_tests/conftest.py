@@ -3,8 +3,11 @@ import sys
 
 # checked mode: out-of-bounds index arrays and failed factorisations raise at the read
 os.environ.setdefault("LAZYARRAY_CHECKS", "1")
-if "lazyarray" in sys.modules:  # imported before this file: set the switch itself
+# the graph verifier: every sync re-checks each node's shape/dtype rule before it runs
+os.environ.setdefault("LAZYARRAY_VERIFY", "1")
+if "lazyarray" in sys.modules:  # imported before this file: set the switches themselves
     sys.modules["lazyarray"].config.checks = os.environ["LAZYARRAY_CHECKS"] not in ("", "0")
+    sys.modules["lazyarray"].config.verify = os.environ["LAZYARRAY_VERIFY"] not in ("", "0")
 
 from hypothesis import HealthCheck, settings
 

@@ -10,10 +10,11 @@ singular LU or a failed Cholesky yields inf/NaN). With `LAZYARRAY_CHECKS=1` or
   `_indexing_functions`, `linalg`) test `_config.checks` and, when on, call `record` with a small
   bool node that is all True when the operation was valid, the node whose value is wrong
   otherwise (the guard), the error class and the user's file:line of the call;
-- sync side (two hooks in `_engine`): `outputs_for` adds, to a program that computes a guard of a
-  pending check, ONE extra output: the checks' bools concatenated in registration order (keyed
-  structurally like any node, so a loop's program stays one program); `verify` reads that
-  vector before any output is realized and raises the first failed check's error. Nothing has
+- sync side (two hooks, in `_run_program` and `_tier_policy`): `outputs_for` adds, to a program
+  that computes a guard of a pending check, ONE extra output: the checks' bools concatenated in
+  registration order (keyed structurally like any node, so a loop's program stays one program);
+  `verify` reads that vector before any output is realized and raises the first failed check's
+  error. Nothing has
   been realized then, so the pending graph is as it was: reading the same array again raises
   again. Checks that pass are dropped; a check whose guard was freed without ever being
   computed is dropped at the next sync.
@@ -22,13 +23,13 @@ The cost with checks off is the flag test at record time and, at a sync, an empt
 """
 from __future__ import annotations
 
-import threading
 import weakref
 
 import numpy as np
 
 from . import _dtypes as dt
 from . import _ops as ops
+from ._engine_state import state
 from ._metrics import format_site, user_site
 
 
@@ -52,9 +53,11 @@ class _Check:
         return self.error(f"{format_site(self.site)}: {self.what}{more}")
 
 
-pending = []  # _Check, in registration order (the engine tests this list at every sync)
-_batches = weakref.WeakKeyDictionary()  # check vector node -> the _Checks it concatenates
-_lock = threading.Lock()
+# The module's state lives in the engine state (`_engine_state`), which resets it in place:
+pending = state.checks          # _Check, in registration order (the engine tests it at every sync)
+_batches = state.check_batches  # check vector node -> the _Checks it concatenates
+_lengths = state.check_lengths  # n -> its uint64 constant node: building one costs more than the rest of a check
+_lock = state.checks_lock
 
 
 def record(guard, ok, error, what):
@@ -81,9 +84,6 @@ def index_in_bounds(guard, wrapped, n, what):
     largest = ops.reduce(as_unsigned, tuple(range(len(wrapped.shape))), "max")
     record(guard, ops.compare(largest, _length(n), "LT"),
            IndexError, f"index out of bounds: {what} holds a value outside [-{n}, {n})")
-
-
-_lengths = {}  # n -> its uint64 constant node: building one costs more than the rest of a check
 
 
 def _length(n):

@@ -16,6 +16,19 @@ LAZYARRAY_REPORT_AT_EXIT   1: print the metrics report to stderr when the proces
 LAZYARRAY_POOL_BYTES       device memory kept from dead arrays for reuse as outputs (default 1 GiB; 0: off)
 LAZYARRAY_POOL_MIN_BYTES   smallest buffer worth recycling (default 1 MiB)
 LAZYARRAY_CHECKS           1: out-of-bounds index arrays and failed factorisations raise at the read (default 0)
+LAZYARRAY_VERIFY           1: re-check every computed node's shape/dtype rule and the graph's invariants at each
+                           sync, before it runs; a broken node raises _verify.GraphError (default 0)
+LAZYARRAY_DEBUG            a ladder that switches the useful sets at once (default 0), on stderr:
+                           1: one line per cache miss (a graph compiled, now or in the background, or first
+                              interpreted) with its size, the user's file:line and why it missed
+                           2: + the graph's text (as `xp.graph_text`) of each compiled graph
+                           3: + its StableHLO
+                           4: + the graph verifier (as LAZYARRAY_VERIFY=1)
+                           The separate variables above keep working alongside it.
+
+At run time: `lazyarray.config.<name> = value` with the lower-case names below (e.g.
+`xp.config.debug = 2`, `xp.config.verify = True`); a change applies from then on (report_at_exit
+and platform only before first use).
 """
 import os
 
@@ -38,3 +51,5 @@ pool_min_bytes = _int("LAZYARRAY_POOL_MIN_BYTES", 1 << 20)
 interpret_first = _int("LAZYARRAY_INTERPRET_FIRST", 2)
 report_at_exit = os.environ.get("LAZYARRAY_REPORT_AT_EXIT", "0") not in ("", "0")
 checks = os.environ.get("LAZYARRAY_CHECKS", "0") not in ("", "0")  # see _checks
+verify = os.environ.get("LAZYARRAY_VERIFY", "0") not in ("", "0")  # see _verify
+debug = _int("LAZYARRAY_DEBUG", 0)  # see _debug_log

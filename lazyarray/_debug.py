@@ -7,6 +7,7 @@ import collections
 from . import _engine
 from ._emit import emit_module
 from ._graph import toposort
+from ._graph_text import format_graph
 from ._helpers import check_array
 from ._metrics import metrics
 
@@ -38,19 +39,7 @@ def _nodes(arrays):
 def graph_text(*arrays):
     """The pending graph behind the arrays, one node a line."""
     order, leaves, outs = _nodes(arrays)
-    names = {}
-    lines = []
-    for i, leaf in enumerate(leaves):
-        names[id(leaf)] = f"p{i}"
-        kind = "buffer" if leaf.buffer is not None else "host"
-        lines.append(f"p{i} = param[{kind}] {leaf.dtype.name}{list(leaf.shape)}")
-    for j, node in enumerate(order):
-        names[id(node)] = f"n{j}"
-        args = ", ".join(names[id(a)] for a in node.args)
-        attrs = f" {list(node.attrs)}" if node.attrs and node.op.name != "constant" else ""
-        lines.append(f"n{j} = {node.op.name}({args}){attrs} -> {node.dtype.name}{list(node.shape)}")
-    lines.append("outputs: " + ", ".join(names[id(o)] for o in outs))
-    return "\n".join(lines)
+    return format_graph(order, leaves, outs)
 
 
 def graph_dot(*arrays):

@@ -15,6 +15,8 @@ graph, so a wrong guess costs a compile, never a wrong value.
 """
 from __future__ import annotations
 
+from ._engine_state import state  # the last loop chunk found and how many of its chunks ran
+
 MIN_NODES = 48    # smaller graphs compile as one program
 MIN_REPEATS = 3   # a run counts as periodic once it repeats at least this often
 MIN_PERIOD = 3    # shorter periods are not split (see chunks)
@@ -23,8 +25,6 @@ MAX_SKIP = 8      # newest nodes that may fall outside the periodic run (a cut l
                   # the handle being created when the budget ran out is an output of the cut)
 
 
-_last_chunk = None  # descriptions of the nodes of the last loop chunk found
-_chunks_seen = 0    # chunks of that loop run so far
 HOT_CHUNKS = 256    # after this many chunks a loop is hot (more than a cold run of 100 steps) ...
 FUSE = 8            # ... and its chunks cover this many iterations
 
@@ -72,7 +72,8 @@ def _periodic_suffix(seq):
 
 def worth_trying(n_nodes):
     """Whether a read of a graph of n_nodes computed nodes should look for a loop in it."""
-    return n_nodes >= MIN_NODES or (_last_chunk is not None and n_nodes >= len(_last_chunk))
+    last = state.last_chunk
+    return n_nodes >= MIN_NODES or (last is not None and n_nodes >= len(last))
 
 
 def chunks(outputs, order, keep_tail):
@@ -81,13 +82,13 @@ def chunks(outputs, order, keep_tail):
     piece is the list of its nodes that later pieces or `outputs` need. With `keep_tail` (a budget
     cut) the trailing nodes after the last chunk that looks like the first stay pending
     (tail_size of them); otherwise the caller computes whatever the pieces left with `outputs`."""
-    global _last_chunk, _chunks_seen
     nodes = sorted(order, key=_serial)  # the computed nodes in creation order
     n = len(nodes)
-    if _last_chunk is not None and n >= len(_last_chunk):
-        full = _continued(nodes, _last_chunk)
+    last = state.last_chunk  # descriptions of the nodes of the last loop chunk found
+    if last is not None and n >= len(last):
+        full = _continued(nodes, last)
         if full:
-            return _pieces(nodes, outputs, _bounds(0, len(_last_chunk), full, keep_tail), 0, keep_tail)
+            return _pieces(nodes, outputs, _bounds(0, len(last), full, keep_tail), 0, keep_tail)
     if n < MIN_NODES:
         return None
     descs = [_describe(node) for node in nodes]
@@ -108,7 +109,7 @@ def chunks(outputs, order, keep_tail):
     full = length // size
     if not full or (not keep_tail and (full - 1) * size < MIN_NODES):
         return None  # at a read, splitting pays only when it saves compiling many repeated nodes
-    _last_chunk, _chunks_seen = descs[start:start + size], 0
+    state.last_chunk, state.chunks_seen = descs[start:start + size], 0
     return _pieces(nodes, outputs, _bounds(start, size, full, keep_tail), 1 if start else 0, keep_tail)
 
 
@@ -117,11 +118,10 @@ def _bounds(start, size, full, keep_tail):
     has run HOT_CHUNKS chunks is hot: its chunks then cover FUSE iterations each, a program
     compiled once more (in the background, through the interpreter tier) that fuses across
     iterations; at a read, the iterations left over run as single chunks."""
-    global _chunks_seen
-    _chunks_seen += full
+    state.chunks_seen += full  # chunks of the last loop run so far
     bounds = [0] if start else []
     bounds += [start + j * size for j in range(full + 1)]
-    if _chunks_seen > HOT_CHUNKS and full >= FUSE:
+    if state.chunks_seen > HOT_CHUNKS and full >= FUSE:
         groups = full // FUSE
         fused = [start + j * size * FUSE for j in range(groups + 1)]
         rest = [] if keep_tail else [start + (groups * FUSE + j) * size for j in range(1, full - groups * FUSE + 1)]

@@ -3,6 +3,8 @@ import os
 os.environ.setdefault("SCIPY_ARRAY_API", "1")  # before anything imports scipy or sklearn
 # checked mode: out-of-bounds index arrays and failed factorisations raise at the read
 os.environ.setdefault("LAZYARRAY_CHECKS", "1")
+# the graph verifier: every sync re-checks each node's shape/dtype rule before it runs (_verify)
+os.environ.setdefault("LAZYARRAY_VERIFY", "1")
 
 import numpy as np
 import pytest
@@ -10,16 +12,25 @@ import pytest
 import lazyarray as xp
 
 xp.config.checks = os.environ["LAZYARRAY_CHECKS"] not in ("", "0")  # (if imported before us)
+xp.config.verify = os.environ["LAZYARRAY_VERIFY"] not in ("", "0")
 
 
 @pytest.fixture
-def fresh(monkeypatch):
-    """Empty compile cache and zeroed metrics, so a test can count compiles; every graph is
-    compiled at first sight (no interpreter tier: tests/test_tiers.py covers it)."""
-    from lazyarray import _config
-    monkeypatch.setattr(_config, "interpret_first", 0)
-    xp.clear_cache()  # waits for background compiles, which would count in the new metrics
+def engine():
+    """The engine as a fresh import has it: compiled programs, sightings, loop and cut state,
+    scalar buffers, pooled buffers and pending checks forgotten (`state.reset`), metrics zeroed.
+    Yields the engine state."""
+    from lazyarray._engine_state import state
+    state.reset()  # waits for background compiles, which would count in the new metrics
     xp.metrics.reset()
+    yield state
+
+
+@pytest.fixture
+def fresh(engine, monkeypatch):
+    """A fresh engine (`engine`) and zeroed metrics, so a test can count compiles; every graph is
+    compiled at first sight (no interpreter tier: tests/test_tiers.py covers it)."""
+    monkeypatch.setattr(xp.config, "interpret_first", 0)
     yield xp.metrics
 
 

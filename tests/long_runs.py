@@ -20,7 +20,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import numpy as np  # noqa: E402
 
 import lazyarray as xp  # noqa: E402
-from lazyarray import _config, _engine, _graph, _metrics, _pool  # noqa: E402
+from lazyarray import _config, _engine, _graph, _metrics  # noqa: E402
+from lazyarray._engine_state import state  # noqa: E402
 
 
 def rss_bytes():
@@ -35,13 +36,10 @@ def sizes():
     """The engine's structures that live between syncs."""
     m = _metrics.metrics
     return {
-        "cache": len(_engine._cache),
-        "sightings": len(_engine._sightings),
-        "scalar_buffers": len(_engine._scalar_buffers),
-        "unsplit_sites": len(_engine._unsplit_sites),
+        **state.sizes(),  # programs, sightings, scalar buffers, unsplit sites, checks, ...
         "pending_refs": len(_graph.pending),
-        "pool_free_bytes": _pool.pool.bytes,
-        "pool_returned": len(_pool.pool.returned),
+        "pool_free_bytes": state.pool.bytes,
+        "pool_returned": len(state.pool.returned),
         "sync_sites": len(m.sync_sites),
         "miss_explanations": len(m.miss_explanations),
         "interpreter_errors": len(m.interpreter_errors),

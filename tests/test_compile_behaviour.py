@@ -138,9 +138,7 @@ def test_max_graphs_per_site_guard(fresh, monkeypatch):
 def test_cuts_align_with_loop_iterations(fresh, monkeypatch):
     """7 nodes an iteration against a budget of 50: cuts wait for the line of the first cut, so
     every cut after the first covers the same whole iterations and compiles nothing new."""
-    monkeypatch.setattr(_config, "node_budget", 50)
-    from lazyarray import _engine
-    monkeypatch.setattr(_engine, "_cut_site", None)
+    monkeypatch.setattr(_config, "node_budget", 50)  # (`fresh` forgot the last cut's site)
     x = xp.asarray(np.linspace(0.0, 1.0, 8))
     xn = np.linspace(0.0, 1.0, 8)
     for _ in range(300):

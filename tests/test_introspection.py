@@ -68,3 +68,114 @@ def test_guard_message_names_the_site(fresh, monkeypatch):
         for n in range(1, 6):
             float(xp.sum(xp.ones(n) * 2.0))
     assert "test_introspection.py" in str(info.value)
+
+
+# ---------------------------------------------------------------- the LAZYARRAY_DEBUG ladder
+
+def _line_of(marker):
+    """The line number of this file's line that contains `marker` (a comment)."""
+    with open(__file__) as f:
+        for i, line in enumerate(f, 1):
+            if marker in line and "_line_of" not in line:
+                return i
+    raise AssertionError(marker)
+
+
+def test_debug_1_one_line_per_compile_with_the_users_line(fresh, monkeypatch, capsys):
+    monkeypatch.setattr(xp.config, "debug", 1)
+    monkeypatch.setattr(xp.config, "verify", False)
+    x = xp.asarray(np.ones((3, 4)))
+    float(xp.sum(x * 2.0))  # debug-1 read
+    float(xp.sum(x * 2.0))  # a cache hit: no line
+    err = capsys.readouterr().err
+    lines = [ln for ln in err.splitlines() if ln.startswith("lazyarray: compile")]
+    assert len(lines) == 1 and fresh.compiles == 1, err
+    assert f"test_introspection.py:{_line_of('# debug-1 read')}" in lines[0]
+    assert "stablehlo" not in err and "outputs:" not in err  # the graph comes at level 2
+
+
+def test_debug_1_names_new_interpreted_graphs(engine, monkeypatch, capsys):
+    monkeypatch.setattr(xp.config, "debug", 1)
+    monkeypatch.setattr(xp.config, "interpret_first", 2)
+    x = xp.asarray(np.ones(5))
+    float(xp.sum(xp.exp(x)))  # debug-1 interpreted
+    err = capsys.readouterr().err
+    assert xp.metrics.interpreted == 1 and xp.metrics.compiles == 0
+    assert "interpreted" in err and f"test_introspection.py:{_line_of('# debug-1 interpreted')}" in err
+
+
+def test_debug_2_and_3_add_the_graph_and_its_stablehlo(fresh, monkeypatch, capsys):
+    x = xp.asarray(np.ones((2, 3), dtype=np.float32))
+    y = xp.sum(xp.sin(x) + 1.0, axis=0)
+    text, hlo = xp.graph_text(y), xp.stablehlo(y)  # what would compute y, dumped before the read
+    monkeypatch.setattr(xp.config, "debug", 2)
+    np.asarray(y)
+    err = capsys.readouterr().err
+    assert text in err and hlo not in err
+    z = xp.sum(xp.sin(x) * 3.0, axis=1)
+    text, hlo = xp.graph_text(z), xp.stablehlo(z)
+    monkeypatch.setattr(xp.config, "debug", 3)
+    np.asarray(z)
+    err = capsys.readouterr().err
+    assert text in err and hlo in err
+
+
+def test_debug_level_read_from_the_environment(tmp_path):
+    import os
+    import subprocess
+    import sys
+    code = "import lazyarray as xp; print(xp.config.debug); float(xp.sum(xp.asarray([1.0, 2.0]) * 3.0))"
+    env = dict(os.environ, LAZYARRAY_DEBUG="2", LAZYARRAY_INTERPRET_FIRST="0")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "2"
+    assert "lazyarray: compile" in out.stderr and "<string>:1" in out.stderr
+    assert "outputs: n" in out.stderr and "func.func" not in out.stderr  # level 2: graph, no StableHLO
+
+
+# ---------------------------------------------------------------- the graph verifier
+
+def _broken(shape_of):
+    """A node of a real primitive (exp's) whose recorded shape its operands do not give."""
+    from lazyarray import _graph
+    good = xp.exp(xp.asarray(np.ones(4)))._node
+    return _graph.bind(good.op, good.args, good.attrs, shape_of(good.shape), good.dtype)
+
+
+@pytest.mark.parametrize("tier", [0, 2])
+@pytest.mark.parametrize("switch", ["verify", "debug"])
+def test_verifier_stops_a_broken_node_before_it_runs(engine, monkeypatch, tier, switch):
+    from lazyarray import _engine, _verify
+    monkeypatch.setattr(xp.config, "interpret_first", tier)
+    monkeypatch.setattr(xp.config, "verify", switch == "verify")
+    monkeypatch.setattr(xp.config, "debug", 4 if switch == "debug" else 0)
+    bad = _broken(lambda shape: (-1,))  # the structural checks catch it, with or without a rule
+    device = xp.asarray(0.0).device
+    with pytest.raises(_verify.GraphError, match="non-negative"):
+        _engine.realize([bad], device, "test")
+    assert bad.op is not None  # nothing was realized
+    assert xp.metrics.executions == 0 and xp.metrics.interpreted == 0
+
+
+def test_verifier_checks_the_primitives_rule(engine, monkeypatch):
+    from lazyarray import _engine, _verify
+    monkeypatch.setattr(xp.config, "verify", True)
+    bad = _broken(lambda shape: (shape[0] + 1,))
+    if getattr(bad.op, "rule", None) is None:
+        pytest.skip("this primitive has no shape/dtype rule to re-check yet")
+    with pytest.raises(_verify.GraphError, match="rule"):
+        _engine.realize([bad], xp.asarray(0.0).device, "test")
+
+
+def test_verifier_off_lets_programs_run(engine, monkeypatch):
+    """Off, the verifier is not called (a well-formed graph runs either way)."""
+    from lazyarray import _verify
+    calls = []
+    monkeypatch.setattr(_verify, "verify", lambda order, leaves: calls.append(len(order)))
+    monkeypatch.setattr(xp.config, "verify", False)
+    monkeypatch.setattr(xp.config, "debug", 0)
+    x = xp.asarray(np.arange(4.0))
+    assert float(xp.sum(x * 2.0)) == 12.0
+    assert calls == []
+    monkeypatch.setattr(xp.config, "verify", True)
+    assert float(xp.sum(x * 3.0)) == 18.0
+    assert calls and calls[0] >= 2

@@ -65,6 +65,12 @@ LAYERS = {
     "lazyarray._interpret": ENGINE,                     # the numpy tier
     "lazyarray._verify": ENGINE,                        # the graph verifier
     "lazyarray._metrics": ENGINE,
+    "lazyarray._engine_state": ENGINE,                  # everything the engine keeps between syncs
+    "lazyarray._tier_policy": ENGINE,                   # interpret now or compile
+    "lazyarray._program_cache": ENGINE,                 # compiled programs: keys, memory, disk
+    "lazyarray._run_program": ENGINE,                   # inputs, execute, realize
+    "lazyarray._debug_log": ENGINE,                     # the LAZYARRAY_DEBUG ladder's output
+    "lazyarray._graph_text": OPS,                       # a graph as text
     "lazyarray._graph": OPS,                            # nodes, the pending set
     "lazyarray._emit": OPS,                             # StableHLO text
     "lazyarray._complex_math": OPS,

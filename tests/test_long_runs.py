@@ -51,7 +51,7 @@ def test_compiles_bounded(runs, mode):
 def test_engine_structures_bounded(runs, mode):
     before, after = runs[mode]["sizes_after_warmup"], runs[mode]["sizes_at_end"]
     assert after["pending_refs"] <= 16, after
-    assert after["cache"] <= 10 and after["sightings"] <= 8, after
+    assert after["programs"] <= 10 and after["sightings"] <= 8, after
     assert after["sync_sites"] <= 8 and after["unsplit_sites"] <= 4, after
     assert after["scalar_buffers"] <= 4096, after
     assert after["pool_returned"] == 0, after

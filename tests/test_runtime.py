@@ -61,11 +61,11 @@ def test_corrupt_disk_entry_is_recompiled(tmp_path, monkeypatch, fresh):
     assert float(xp.sum(a * 3.0)) == 30.0
 
 
-def test_in_memory_cache_is_bounded(fresh, monkeypatch):
+def test_in_memory_cache_is_bounded(engine, fresh, monkeypatch):
     monkeypatch.setattr(_config, "cache_size", 3)
     for n in range(1, 7):
         float(xp.sum(xp.ones(n)))
-    assert len(_engine._cache) == 3
+    assert len(engine.programs) == 3
     assert fresh.compiles == 6
 
 
@@ -182,13 +182,14 @@ def test_enforce_bound_deletes_oldest_first(tmp_path):
 
 WRITER = textwrap.dedent("""
     import sys, numpy as np, lazyarray as xp
-    from lazyarray import _config, _engine, _runtime
+    from lazyarray import _config, _runtime
+    from lazyarray._engine_state import state
     _config.interpret_first = 0
     path, rounds = sys.argv[1], int(sys.argv[2])
     x = xp.asarray(np.arange(5.0))
     y = xp.sum(x * 3.0)
     float(y)
-    (compiled,) = _engine._cache.values()
+    (compiled,) = state.programs.values()
     dev = x.device._pjrt
     for _ in range(rounds):  # store and load the same entry as fast as possible
         assert _runtime.store_serialized(path, compiled.executable, dev)

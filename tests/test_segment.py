@@ -1,10 +1,11 @@
 """Loop segmentation: an unread loop's graph is computed one iteration (chunk) at a time, so its
-compile count and compile size do not depend on the iteration count."""
+compile count and compile size do not depend on the iteration count. Every test that runs a
+loop starts on a cold one: `fresh` resets the engine state (the last chunk, the cut site)."""
 import numpy as np
 import pytest
 
 import lazyarray as xp
-from lazyarray import _config, _engine, _segment
+from lazyarray import _config, _segment
 from lazyarray._graph import pending
 
 
@@ -23,12 +24,6 @@ def data(rng):
     X = rng.standard_normal((200, 6))
     y = (X @ rng.standard_normal(6) > 0).astype(np.float64)
     return X, y, np.zeros(6)
-
-
-@pytest.fixture(autouse=True)
-def _no_cut_site(monkeypatch):
-    monkeypatch.setattr(_engine, "_cut_site", None)
-    monkeypatch.setattr(_segment, "_last_chunk", None)  # every test starts on a cold loop
 
 
 def test_hot_loop_fuses_iterations(fresh, data, monkeypatch):

@@ -13,6 +13,7 @@ import pytest
 
 import lazyarray as xp
 from lazyarray import _config, _engine
+from lazyarray._engine_state import state
 
 THREADS = 8
 
@@ -157,7 +158,7 @@ def test_one_graph_wanted_by_all_threads_compiles_once(fresh):
         assert got[k] == pytest.approx(np.sum(np.sin(data + k) * 3.0 + 1.0), rel=1e-12)
     assert fresh.compiles == 1
     assert fresh.cache_hits == THREADS - 1
-    assert len(_engine._cache) == 1
+    assert len(state.programs) == 1
 
 
 def test_buffers_of_arrays_dying_in_threads_are_recycled_safely(monkeypatch):

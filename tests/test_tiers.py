@@ -4,17 +4,15 @@ import numpy as np
 import pytest
 
 import lazyarray as xp
-from lazyarray import _config, _engine
+from lazyarray import _config, _engine, _run_program, _tier_policy
 
 
 @pytest.fixture
-def tiered(monkeypatch):
+def tiered(engine, monkeypatch):
     """Compile in the background right after the second sighting (in use, a graph must also
     have cost its compile time in the interpreter first: test_compile_waits_until_it_pays)."""
     monkeypatch.setattr(_config, "interpret_first", 2)
-    monkeypatch.setattr(_engine, "compile_estimate", lambda n_nodes: 0.0)
-    xp.clear_cache()
-    xp.metrics.reset()
+    monkeypatch.setattr(_tier_policy, "compile_estimate", lambda n_nodes: 0.0)
     yield xp.metrics
     _engine.wait_for_compiles()
 
@@ -74,8 +72,8 @@ def test_switching_the_tier_off(tiered, monkeypatch, rng):
 def test_host_scalars_and_one_element_vectors_keep_their_shapes(tiered):
     """A 0-D value and a 1-element vector have the same bytes: their cached device copies differ."""
     dev = xp.asarray(1.0).device
-    vec = _engine._packed_buffer([2.5], xp.float64, dev)
-    one = _engine._host_buffer(np.asarray(2.5), dev)
+    vec = _run_program.packed_buffer([2.5], xp.float64, dev)
+    one = _run_program.host_buffer(np.asarray(2.5), dev)
     assert vec.shape == (1,) and one.shape == ()
     y = xp.sum(xp.asarray(np.array([1.0, 1.5])))  # interpreted: a 0-D value on the host
     xp.evaluate(y)
@@ -83,12 +81,10 @@ def test_host_scalars_and_one_element_vectors_keep_their_shapes(tiered):
     assert np.from_dlpack(y).shape == () and float(np.from_dlpack(y)) == 2.5
 
 
-def test_compile_waits_until_it_pays(monkeypatch, rng):
+def test_compile_waits_until_it_pays(engine, monkeypatch, rng):
     """Ski rental: a graph compiles once interpreting it has cost its estimated compile time."""
     monkeypatch.setattr(_config, "interpret_first", 2)
-    monkeypatch.setattr(_engine, "compile_estimate", lambda n_nodes: 0.02)
-    xp.clear_cache()
-    xp.metrics.reset()
+    monkeypatch.setattr(_tier_policy, "compile_estimate", lambda n_nodes: 0.02)
     x = xp.asarray(rng.standard_normal(64))
     runs = 0
     while xp.metrics.background_compiles == 0:

@@ -1,0 +1,167 @@
+"""Compiled programs: their keys, the in-memory cache, the on-disk cache and donating variants.
+
+A program is keyed by (device id, platform, the plan's structural key, the outputs that reuse
+dead buffers); the structural key holds ops, attributes, shapes and dtypes, never data, so a
+loop over new values hits. The in-memory cache (`state.programs`) drops its oldest program past
+`LAZYARRAY_CACHE_SIZE`. A miss emits the graph's StableHLO (`_emit`) and builds it: loaded from
+the on-disk cache when an earlier process compiled the same text (`LAZYARRAY_CACHE_DIR`),
+compiled by XLA otherwise, now or on the background compile thread. A donating variant (outputs
+aliased to recycled buffers, `_pool`) is never compiled while the user waits: it is built in the
+background once its plain program exists, and the plain program serves until then.
+
+Every miss leaves a line in the metrics' miss log, and the debug settings act here: the miss
+explanation (`LAZYARRAY_EXPLAIN_MISSES`), the per-site graph limit, the StableHLO dump directory
+and the `LAZYARRAY_DEBUG` ladder (`_debug_log`). Nothing is cached for a program XLA rejected.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+
+from . import _config, _debug_log, _runtime
+from ._emit import emit_module
+from ._engine_state import state
+from ._metrics import explain_miss, format_site, metrics
+
+COMPILE_FAILED = "compile failed"  # in place of a future: XLA rejected that program for good
+
+
+class Compiled:
+    __slots__ = ("executable", "text_hash")
+
+    def __init__(self, executable, text_hash):
+        self.executable = executable
+        self.text_hash = text_hash
+
+
+def program_key(device, skey, donated=()):
+    return (device.id, device.platform, skey, donated)
+
+
+def install(key, compiled):
+    """Cache a built program under `key` (the oldest is dropped past the cache size)."""
+    programs = state.programs
+    programs[key] = compiled
+    if len(programs) > _config.cache_size:
+        del programs[next(iter(programs))]
+    return compiled
+
+
+def compile_program(key, order, leaves, outputs, device, site, background=False):
+    """Compile the graph's program and cache it under `key` (its last entry names the donated
+    outputs). With `background`, only emit it here and return a future of the Compiled, built on
+    the compile thread (XLA releases the GIL); the caller installs it once done."""
+    metrics.cache_misses += 1
+    where = format_site(site)
+    reason = _miss_reason(key, order, where)
+    text = emit_module(order, leaves, outputs, donated=key[3])
+    text_hash = _text_hash(text)
+    if _config.max_graphs_per_site:
+        graphs = metrics.graphs_per_site[where]
+        graphs.add(text_hash)
+        if len(graphs) > _config.max_graphs_per_site:
+            raise RuntimeError(
+                f"lazyarray: {where} has produced {len(graphs)} distinct graphs (limit "
+                f"LAZYARRAY_MAX_GRAPHS_PER_SITE={_config.max_graphs_per_site}); last miss: "
+                f"{metrics.miss_explanations[-1]}")
+    if _config.debug:
+        _debug_log.compile_started(where, order, leaves, outputs, text, reason, background)
+    if _config.dump_dir:
+        os.makedirs(_config.dump_dir, exist_ok=True)
+        with open(os.path.join(_config.dump_dir, f"{text_hash}.mlir"), "w") as f:
+            f.write(text)
+    if background:
+        metrics.background_compiles += 1
+        return state.compile_thread().submit(_build, text, text_hash, device, where)
+    return install(key, _build(text, text_hash, device, where))
+
+
+def _miss_reason(key, order, where):
+    """Log why `key` missed (the explanation costs a scan of recent keys: only when asked for)."""
+    if _config.explain_misses or _config.max_graphs_per_site or _config.debug:
+        programs = state.programs
+        if key[3] and (key[0], key[1], key[2], ()) in programs:
+            reason = (f"the cached program's variant whose outputs {list(key[3])} reuse dead buffers "
+                      "(donation), built in the background")
+        else:
+            reason = explain_miss(key[2], [k[2] for k in list(programs)[-64:]])
+        _note(metrics.miss_explanations, f"{where}: {reason}")
+        if _config.explain_misses:
+            print(f"lazyarray: cache miss at {where}: {reason}")
+        return reason
+    _note(metrics.miss_explanations, f"{where}: cache miss ({len(order)} ops)")
+    return None
+
+
+def _note(log, text):
+    """Append to one of the metrics' bounded logs."""
+    log.append(text)
+    del log[:-100]
+
+
+def note_compile_error(site, exc):
+    _note(metrics.compile_errors, f"{format_site(site)}: {exc}")
+
+
+def note_interpreter_error(site, exc):
+    _note(metrics.interpreter_errors, f"{format_site(site)}: {type(exc).__name__}: {exc}")
+
+
+def _text_hash(text):
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def from_disk(order, leaves, outputs, device):
+    """The plain program an earlier process compiled for this graph (on-disk cache), or None."""
+    if not _config.cache_dir:
+        return None
+    text = emit_module(order, leaves, outputs)
+    return _load(text, _runtime.disk_path(text, device._pjrt), device)
+
+
+def _load(text, path, device):
+    executable = _runtime.load_serialized(path, device._pjrt) if path else None
+    if executable is None:
+        return None
+    with metrics.lock:
+        metrics.disk_hits += 1
+    return Compiled(executable, _text_hash(text))
+
+
+def _build(text, text_hash, device, where):
+    """Load or compile one program (on the compile thread too: touches no engine state)."""
+    t0 = time.perf_counter()
+    path = _runtime.disk_path(text, device._pjrt)
+    compiled = _load(text, path, device)
+    if compiled is None:
+        try:
+            executable = _runtime.compile_text(text, device._pjrt)
+        except Exception as exc:
+            raise RuntimeError(f"lazyarray: XLA rejected the program built at {where}: {exc}\n{text}") from exc
+        with metrics.lock:
+            metrics.compiles += 1
+        if path:
+            _runtime.store_serialized(path, executable, device._pjrt)
+        compiled = Compiled(executable, text_hash)
+    with metrics.lock:
+        metrics.compile_seconds += time.perf_counter() - t0
+    return compiled
+
+
+def donating_variant(key, plan, outputs, device, site):
+    """The donating variant of a cached program once its background compile is done (it is
+    started on the first call), else None."""
+    variants = state.variants
+    future = variants.get(key)
+    if future is None:
+        if len(variants) > _config.cache_size:
+            variants.clear()
+        variants[key] = compile_program(key, plan.order, plan.leaves, outputs, device, site, background=True)
+    elif future is not COMPILE_FAILED and future.done():
+        if future.exception() is not None:  # (XLA rejected it: the plain program serves)
+            variants[key] = COMPILE_FAILED
+            return None
+        del variants[key]
+        return install(key, future.result())
+    return None

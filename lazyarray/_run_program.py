@@ -1,0 +1,137 @@
+"""Running one plan: verify it, find its program (or let the interpreter tier serve it), send
+its inputs, execute, check, realize.
+
+Inputs: a leaf's device buffer, or its host value sent once (`input_buffer`); a program's host
+scalars go as one vector per dtype (`_graph.split_leaves`), and a loop's constants (the same
+values every step) are sent once: `state.scalar_buffers` keeps their device copies, keyed by
+bytes. Outputs may be written into the memory of dead arrays (`_pool`): those outputs are
+donated, which needs the program's donating variant (`_program_cache.donating_variant`).
+
+Failures: nothing is realized before the program ran and its checks passed; buffers taken from
+the pool for a program that did not run go back to it.
+"""
+from __future__ import annotations
+
+import math
+import struct
+import time
+
+import numpy as np
+
+from . import _checks, _config, _dtypes, _runtime, _tier_policy, _verify
+from ._engine_state import state
+from ._graph import split_leaves
+from ._metrics import metrics
+from ._program_cache import compile_program, donating_variant, program_key
+
+_f64 = _dtypes.float64
+_pack = struct.pack
+SCALAR_CACHE_SIZE = 4096
+
+
+def run(plan, outputs, device, site):
+    """Compute `outputs` (the nodes of `plan` a later sync or the user needs) and realize them."""
+    if _checks.pending:  # checked mode: the program also computes its pending checks (_checks)
+        outputs = _checks.outputs_for(plan, outputs)
+    if _config.verify or _config.debug >= 4:
+        _verify.verify(plan.order, plan.leaves)
+    pool = state.pool
+    recycled, donated = [], []
+    if pool.held or pool.returned:
+        for k, o in enumerate(outputs):
+            buf = pool.take(device.id, o.shape, o.dtype) if math.prod(o.shape) > 0 else None
+            if buf is not None:
+                recycled.append(buf)
+                donated.append(k)
+    donated = tuple(donated)
+    try:
+        skey = plan.key(outputs)
+        key = program_key(device, skey, donated)
+        compiled = state.programs.get(key)
+        if compiled is None and donated:
+            # Donation never costs a compile the user waits for: run the plain program (or the
+            # interpreter) with fresh outputs, and build the donating variant in the background
+            # once the plain program exists (the graph is hot: reuse will pay).
+            if program_key(device, skey) in state.programs:
+                compiled = donating_variant(key, plan, outputs, device, site)
+            if compiled is None:
+                _give_back(recycled, donated, outputs, device)
+                recycled, donated = [], ()
+                key = program_key(device, skey)
+                compiled = state.programs.get(key)
+        if compiled is None and _config.interpret_first and device.platform == "cpu":
+            # (on an accelerator the interpreter would copy every input to the host; its rules were
+            # checked against XLA's CPU results)
+            compiled = _tier_policy.serve(skey, plan, outputs, device, site)
+            if compiled is _tier_policy.INTERPRETED:
+                return
+        if compiled is None:  # (a plain program: donating variants compile in the background)
+            compiled = compile_program(key, plan.order, plan.leaves, outputs, device, site)
+        else:
+            metrics.cache_hits += 1
+        inputs = _inputs(plan.leaves, device) + recycled
+        t0 = time.perf_counter()
+        results = _runtime.execute(compiled.executable, inputs)
+    except BaseException:  # nothing was realized: the dead buffers taken for outputs go back
+        _give_back(recycled, donated, outputs, device)
+        raise
+    metrics.recycled_buffers += len(donated)
+    metrics.execute_seconds += time.perf_counter() - t0
+    metrics.executions += 1
+    if _checks.pending:  # a failed check raises here, before anything is realized
+        _checks.verify(outputs, results)
+    for node, buf in zip(outputs, results):
+        node.realize(buf)
+        pool.watch(node, device.id)
+
+
+def _inputs(leaves, device):
+    """The program's parameters: one buffer per device leaf, then one vector per scalar dtype."""
+    buffers, packed = split_leaves(leaves)
+    inputs = [leaf.buffer if leaf.buffer is not None else input_buffer(leaf, device) for leaf in buffers]
+    for dtype, group in packed.items():
+        inputs.append(packed_buffer([leaf.host for leaf in group], dtype, device))
+    return inputs
+
+
+def _give_back(recycled, donated, outputs, device):
+    for k, buf in zip(donated, recycled):
+        state.pool.give_back(buf, device.id, outputs[k].shape, outputs[k].dtype)
+
+
+def packed_buffer(values, dtype, device):
+    """The device vector of a program's host scalars of one dtype (graph.split_leaves)."""
+    if dtype is _f64:  # the common case, keyed without a numpy round trip
+        buf = state.scalar_buffers.get((device.id, "<f8", (len(values),), _pack(f"<{len(values)}d", *values)))
+        if buf is not None:
+            return buf
+    return host_buffer(np.array(values, dtype=dtype.np), device)
+
+
+def host_buffer(vec, device):
+    """The device copy of a small host array; a loop's constants (the same values every step)
+    are sent once. Keyed by bytes, so -0.0 and 0.0 (equal as floats) and NaNs (unequal to
+    themselves) are told apart correctly."""
+    scalar_buffers = state.scalar_buffers
+    skey = (device.id, vec.dtype.str, vec.shape, vec.tobytes())  # a 0-D value and a 1-vector share bytes
+    buf = scalar_buffers.get(skey)
+    if buf is None:
+        buf = scalar_buffers[skey] = _runtime.put(vec, device._pjrt)
+        metrics.bytes_to_device += vec.nbytes
+        if len(scalar_buffers) > SCALAR_CACHE_SIZE:
+            del scalar_buffers[next(iter(scalar_buffers))]
+    return buf
+
+
+def input_buffer(leaf, device):
+    """A leaf's device buffer; a host leaf (a scalar, or a value the interpreter computed) is sent
+    once."""
+    if leaf.buffer is None:
+        value = np.asarray(leaf.host, dtype=leaf.dtype.np)
+        if leaf.shape:
+            leaf.buffer = _runtime.put(value, device._pjrt)
+            metrics.bytes_to_device += value.nbytes
+        else:
+            leaf.buffer = host_buffer(value, device)
+        leaf.host = None
+    return leaf.buffer

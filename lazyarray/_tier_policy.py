@@ -1,0 +1,101 @@
+"""Tier policy: interpret a graph in numpy now, or use (or build) its compiled program.
+
+XLA's CPU compile costs at least ~25-30 ms even for one op. A graph not compiled yet therefore
+runs in the numpy interpreter (`_interpret`), and its program is compiled on the background
+thread once the graph has been seen `interpret_first` times AND interpreting it has cost as much
+as compiling it would (the ski-rental rule: a graph never costs more than about twice the better
+of the two tiers, whatever its future). Until the program is ready the interpreter keeps serving
+the graph, never waiting for the compile. One-off and rarely repeated graphs (most graphs of a
+test suite) thus never pay XLA's 30-500 ms compile, and a hot loop's graph compiles after a few
+dozen runs. Graphs the interpreter has no rule for, and graphs so large that numpy would be
+slower than a compile, compile at once. What is known about each graph is a `Sighting` in
+`state.sightings`.
+"""
+from __future__ import annotations
+
+import math
+import time
+
+from . import _checks, _config, _debug_log, _interpret
+from ._engine_state import state
+from ._metrics import format_site, metrics
+from ._program_cache import (COMPILE_FAILED, compile_program, from_disk, install, note_compile_error,
+                             note_interpreter_error, program_key)
+
+# Elements computed by a graph (summed over its nodes) above which compiling beats interpreting:
+# numpy takes ~1-5 ns an element and op, so 2^22 element-ops cost ~4-20 ms against a 30+ ms compile.
+INTERPRET_MAX_WORK = 1 << 22
+
+INTERPRETED = True  # what `serve` returns when the interpreter computed the outputs
+
+
+class Sighting:
+    """A graph the interpreter serves: how often and how long, and its background compile."""
+    __slots__ = ("runs", "future", "seconds")
+
+    def __init__(self):
+        self.runs = 0
+        self.future = None   # of its background compile; COMPILE_FAILED: interpret it for good
+        self.seconds = 0.0   # spent interpreting it
+
+
+def compile_estimate(n_nodes):
+    """Seconds XLA's CPU compile takes for a graph of n_nodes computed nodes (measured here: ~28 ms
+    for one op, ~110 ms for 100)."""
+    return 0.025 + 0.001 * n_nodes
+
+
+def serve(skey, plan, outputs, device, site):
+    """Run a graph with no cached program in the interpreter, starting its background compile
+    when the rule above says so. Returns INTERPRETED when the outputs were computed (and
+    realized on the host), the compiled program when one is ready, or None to compile now."""
+    plain_key = program_key(device, skey)
+    compiled = state.programs.get(plain_key)
+    if compiled is not None:
+        return compiled
+    sightings = state.sightings
+    tkey = (device.id, skey)
+    entry = sightings.get(tkey)
+    if entry is None:
+        if sum(math.prod(n.shape) for n in plan.order) > INTERPRET_MAX_WORK or not _interpret.supports(plan.order):
+            return None
+        compiled = from_disk(plan.order, plan.leaves, outputs, device)  # earlier process: cheap to load
+        if compiled is not None:
+            return install(plain_key, compiled)
+        if _config.debug:
+            _debug_log.interpreted_new(format_site(site), plan.order)
+        entry = sightings[tkey] = Sighting()
+        if len(sightings) > 4 * _config.cache_size:
+            del sightings[next(iter(sightings))]
+    future = entry.future
+    if future is not None and future is not COMPILE_FAILED and future.done():
+        exc = future.exception()
+        if exc is None:
+            del sightings[tkey]
+            return install(plain_key, future.result())
+        # XLA rejected the program: the interpreter, which ran this graph, keeps serving it
+        note_compile_error(site, exc)
+        entry.future = future = COMPILE_FAILED
+    t0 = time.perf_counter()
+    try:
+        values = _interpret.interpret(plan.order, plan.leaves, outputs)
+    except Exception as exc:  # an interpreter bug must not fail the user's program: compile it
+        note_interpreter_error(site, exc)
+        del sightings[tkey]
+        if future is not None and future is not COMPILE_FAILED:
+            # compiling already: wait for that program rather than compile the graph twice
+            return install(plain_key, future.result())
+        return None
+    seconds = time.perf_counter() - t0
+    metrics.interpret_seconds += seconds
+    metrics.interpreted += 1
+    entry.runs += 1
+    entry.seconds += seconds
+    if future is None and entry.runs >= _config.interpret_first and entry.seconds >= compile_estimate(len(plan.order)):
+        # emitted before the nodes turn into leaves
+        entry.future = compile_program(plain_key, plan.order, plan.leaves, outputs, device, site, background=True)
+    if _checks.pending:  # a failed check raises here, before anything is realized
+        _checks.verify(outputs, values)
+    for node, value in zip(outputs, values):
+        node.realize_host(value)
+    return INTERPRETED
