@@ -289,11 +289,25 @@ sqrt = _conj_symmetric(_sqrt_quadrant)
 
 # ---------------------------------------------------------------- inverse functions
 
+def _at_branch_point(a, b, point=1.0):
+    """Where z = a + bi (b >= 0) sits on the branch point `point` (+-1) with b so small that
+    XLA's acos/acosh/asinh kernels flush an intermediate (b/2 is subnormal: acos(1 + 2.2e-308j)
+    comes out 1.5e-154 + 0j, not 1.5e-154 - 1.5e-154j), and where the root term of
+    acos(1 + bi) = sqrt(b) (1 - i) + O(b^1.5) is the whole answer to the last bit (acos(-1 + bi)
+    = pi - conj(acos(1 + bi)) likewise). Returns the condition and sqrt(b)."""
+    tiny = 2.0 ** (-120 if b.n.dtype.bits == 32 else -1000)
+    return (a == point) & (b < tiny) & (b > 0.0), f(ops.SQRT, b)
+
+
 def _acos_quadrant(a, b):
     re, im = _xla(ops.ACOS, a, b)
     anyinf = isinf(a) | isinf(b)
     nan = isnan(a) | isnan(b)
+    at_one, root = _at_branch_point(a, b)
+    at_minus_one, _ = _at_branch_point(a, b, -1.0)
     return patch(re, im, [
+        (at_one, root, -root),                               # acos(1 + bi) = sqrt(b) (1 - i)
+        (at_minus_one, PI - root, -root),
         ((a == 0.0) & (b == 0.0), PI / 2, -0.0),
         (nan, NAN, NAN),
         ((a == 0.0) & isnan(b), PI / 2, NAN),
@@ -307,7 +321,11 @@ def _acosh_quadrant(a, b):
     re, im = _xla(ops.ACOSH, a, b)
     anyinf = isinf(a) | isinf(b)
     nan = isnan(a) | isnan(b)
+    at_one, root = _at_branch_point(a, b)
+    at_minus_one, _ = _at_branch_point(a, b, -1.0)
     return patch(re, im, [
+        (at_one, root, root),                                # acosh(z) = i acos(z) for b >= 0
+        (at_minus_one, root, PI - root),
         ((a == 0.0) & (b == 0.0), 0.0, PI / 2),
         (nan, NAN, NAN),
         ((a == 0.0) & isnan(b), NAN, PI / 2),                # NaN ± πj/2
@@ -320,7 +338,9 @@ def _asinh_quadrant(a, b):
     re, im = _xla(ops.ASINH, a, b)
     anyinf = isinf(a) | isinf(b)
     nan = isnan(a) | isnan(b)
+    at_i, root = _at_branch_point(b, a)                      # asinh(a + i) = i asin(1 - ai)
     return patch(re, im, [
+        (at_i, root, PI / 2 - root),
         ((a == 0.0) & (b == 0.0), 0.0, 0.0),
         (nan, NAN, NAN),
         (isnan(a) & (b == 0.0), NAN, 0.0),
@@ -329,12 +349,49 @@ def _asinh_quadrant(a, b):
     ])
 
 
+def _real_fn(name, *xs):
+    """One of our accurate real functions (`math.<name>`, _ops.real_math) on R nodes."""
+    return R(ops.math_function(name, *(x.n for x in xs)))
+
+
+def _atanh_finite(a, b):
+    """atanh on the finite first quadrant, a, b >= 0, with every part kept that the result
+    needs (XLA's kernel and the textbook 0.5 log((1+z)/(1-z)) lose them next to the branch
+    points +-1 and for huge |z|). In float64 (complex64 converts in and out, so it rounds once):
+
+        re = 1/4 log1p(4a / ((1-a)^2 + b^2)),  im = 1/2 atan2(2b, (1-a)(1+a) - b^2).
+
+    Three regions. Next to z = 1 (|1-z| below 2^-27) the denominator can
+    underflow (a = 1, b = 1e-281 gives b^2 = 0 and re = inf where it is 323.4): there
+    log1p(4a/h^2) = log(4a/h^2) to the last bit, so re = 1/2 (ln 2 + 1/2 ln a - ln h) with
+    h = hypot(1-a, b). For huge |z| (above 2^30, 2^14 in float32) the squares overflow:
+    atanh z = 1/z + i pi/2 + O(1/z^3), so re = a/|z|^2 and im = pi/2 - b/|z|^2, with a and b
+    scaled by max(a, b) first. In between the formulas hold as written: (1-a) is exact near 1,
+    the denominator a sum of squares (no cancellation), and where (1-a)(1+a) - b^2 does cancel
+    (on the unit circle) atan2's slope there is at most 1/(2b) of an already tiny error."""
+    dtype = a.n.dtype
+    a, b = R(ops.convert(a.n, dt.float64)), R(ops.convert(b.n, dt.float64))
+    near, far = 2.0 ** -27, 2.0 ** 30
+    d = 1.0 - a
+    re_mid = 0.25 * _real_fn("log1p", 4.0 * a / (d * d + b * b))
+    im_mid = 0.5 * f(ops.ATAN2, 2.0 * b, d * (1.0 + a) - b * b)
+    h = _real_fn("hypot", d, b)
+    re_near = 0.5 * (math.log(2.0) + 0.5 * f(ops.LOG, a) - f(ops.LOG, h))
+    s = f(ops.MAXIMUM, a, b)
+    r, t = a / s, b / s
+    q = r * r + t * t                                        # in [1, 2]
+    re_far, im_far = (r / q) / s, PI / 2 - (t / q) / s
+    is_far = s > far
+    re = where(is_far, re_far, where(h < near, re_near, re_mid))
+    im = where(is_far, im_far, im_mid)
+    return R(ops.convert(re.n, dtype)), R(ops.convert(im.n, dtype))
+
+
 def _atanh_quadrant(a, b):
-    re, im = _xla(ops.ATANH, a, b)
+    re, im = _atanh_finite(a, b)
     nan = isnan(a) | isnan(b)
     return patch(re, im, [
-        (b == 0.0, f(ops.ATANH, where(a > 1.0, 1.0 / a, a)),       # real axis; for a > 1
-         where(a > 1.0, PI / 2, 0.0, like=a)),                                 # atanh(1/a) + πj/2
+        ((b == 0.0) & ~(a > 1.0), _real_fn("atanh", a), 0.0),   # real axis inside [0, 1]
         ((a == 1.0) & (b == 0.0), INF, 0.0),
         (nan, NAN, NAN),
         ((a == 0.0) & isnan(b), 0.0, NAN),
