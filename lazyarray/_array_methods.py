@@ -3,9 +3,9 @@
 `x + y` is `add(x, y)`, `x.sum()` is `sum(x)`, `x[i]` is `_indexing.getitem(x, i)`: the array
 object (`_array_object`) sits below the namespace and cannot import it, so this module, one
 layer up, imports the functions and sets them on the class once, when `lazyarray` is imported.
-Each is bound directly (no lookup at the call), and the arithmetic operators first try the array
-object's fast path (`_array_object._fast_path`), which builds the node the namespace function
-would build when both operands already agree.
+Each is bound directly (no lookup at the call), and the arithmetic operators and comparisons
+first try a fast path (`_fast_path`, the tracing hot path), which builds the node the namespace
+function would build when both operands already agree.
 """
 from __future__ import annotations
 
@@ -102,11 +102,7 @@ def _binary(name, fname):
     fast = _fast_path(*_FAST[name]) if name in _FAST else None
     f = _FUNCTIONS[fname]
 
-    def apply(self, other, swap):
-        if fast is not None:
-            r = fast(self, other, swap)
-            if r is not None:
-                return r
+    def general(self, other, swap):
         if not isinstance(other, _SCALAR_TYPES):
             other = _numpy_operand(other, self)
             if other is NotImplemented:
@@ -114,10 +110,18 @@ def _binary(name, fname):
         return f(other, self) if swap else f(self, other)
 
     def op(self, other, /):
-        return apply(self, other, False)
+        if fast is not None:
+            r = fast(self, other, False)
+            if r is not None:
+                return r
+        return general(self, other, False)
 
     def rop(self, other, /):
-        return apply(self, other, True)
+        if fast is not None:
+            r = fast(self, other, True)
+            if r is not None:
+                return r
+        return general(self, other, True)
 
     def iop(self, other, /):
         if not isinstance(other, _SCALAR_TYPES):

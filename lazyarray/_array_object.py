@@ -11,7 +11,8 @@ import builtins
 import numpy as np
 
 from . import _dtypes as dt
-from . import _config, _engine, _host_alias, _views
+from . import _config, _engine, _host_alias, _host_data, _views
+from ._devices import check_device
 from ._pool import pool
 from ._graph import pending
 
@@ -72,13 +73,11 @@ class Array:
         return self._device
 
     def to_device(self, device, /, *, stream=None):
-        from ._devices import check_device
         device = check_device(device)
         if device == self._device:
             return self
-        from . import _runtime
         host = _engine.to_numpy(self._node, self._device, "to_device")
-        return Array._wrap(_leaf(_runtime.put(host, device._pjrt), host), device)
+        return Array._wrap(_host_data.leaf(host, device), device)
 
     # ------------------------------------------------------------ materialization points
     def _value(self, cause):
@@ -297,8 +296,3 @@ def make_view(x, step, strides=None):
     if strides is None:
         strides = _views.contiguous_strides(node.shape)
     return _View._make(x, step, node, strides)
-
-
-def _leaf(buffer, host):
-    from ._graph import leaf_from_buffer
-    return leaf_from_buffer(buffer, tuple(host.shape), dt.from_numpy(host.dtype))

@@ -42,7 +42,7 @@ def _from_numpy_index(k, x):
     return Array._wrap(numpy_leaf(k, x._device), x._device)
 
 
-def getitem(x, key):
+def getitem(x, key, /):
     key = _host_arrays_to_ours(key, x)
     items = expand(key, x.ndim)
     if is_basic(items):
@@ -86,7 +86,7 @@ def _float_into(value, dtype):
     return value
 
 
-def setitem(x, key, value):
+def setitem(x, key, value, /):
     check_writable(x)  # (also a write that selects nothing, as numpy)
     key = _host_arrays_to_ours(key, x)
     items = expand(key, x.ndim)

@@ -87,6 +87,7 @@ LAYERS = {
     "lazyarray._ops.dot": OPS,
     "lazyarray._ops.fft": OPS,
     "lazyarray._ops.linalg": OPS,
+    "lazyarray._ops.lapack_host": OPS,                  # the linalg kernels' host evaluation
     "lazyarray._runtime": RUNTIME,                      # PJRT: the only jax import
     "lazyarray._runtime_lapack": RUNTIME,               # LAPACK kernels through jaxlib
     "lazyarray._disk_cache": RUNTIME,                   # compiled programs on disk (the runtime's)
@@ -203,3 +204,17 @@ def test_the_checks_see_what_they_should():
     assert _imported("lazyarray._helpers", PACKAGE / "_helpers.py", node, modules) == ["lazyarray._engine"]
     assert _imported("lazyarray._ops.shape", PACKAGE / "_ops" / "shape.py",
                      ast.parse("from .. import _emit").body[0], modules) == ["lazyarray._emit"]
+
+
+def test_array_layer_holds_no_namespace_module():
+    """No module below the namespace is handed the namespace at run time (as `_array_object._ns`
+    was): the import checks above cannot see such an injected module, this one does."""
+    import sys
+
+    import lazyarray
+    namespace_modules = {id(sys.modules[m]) for m, layer in LAYERS.items()
+                         if layer == NAMESPACE and m in sys.modules}
+    assert id(lazyarray) in namespace_modules
+    injected = [f"{m}.{name}" for m, layer in sorted(LAYERS.items()) if layer > NAMESPACE and m in sys.modules
+                for name, value in vars(sys.modules[m]).items() if id(value) in namespace_modules]
+    assert not injected, f"namespace modules held below the namespace layer: {injected}"
