@@ -361,10 +361,10 @@ def _atanh_finite(a, b):
 
         re = 1/4 log1p(4a / ((1-a)^2 + b^2)),  im = 1/2 atan2(2b, (1-a)(1+a) - b^2).
 
-    Three regions. Next to z = 1 (|1-z| below 2^-27) the denominator can
-    underflow (a = 1, b = 1e-281 gives b^2 = 0 and re = inf where it is 323.4): there
-    log1p(4a/h^2) = log(4a/h^2) to the last bit, so re = 1/2 (ln 2 + 1/2 ln a - ln h) with
-    h = hypot(1-a, b). For huge |z| (above 2^30, 2^14 in float32) the squares overflow:
+    Three regions. Next to z = 1 (|1-z| below 2^-27) the denominator can underflow (a = 1,
+    b = 1e-281 gives b^2 = 0 and re = inf where it is 323.4): there log1p(4a/h^2) =
+    log(4a/h^2) to the last bit, so re = 1/2 (ln 2 + 1/2 ln a - ln h) with h = hypot(1-a, b).
+    For huge |z| (above 2^30) the squares overflow:
     atanh z = 1/z + i pi/2 + O(1/z^3), so re = a/|z|^2 and im = pi/2 - b/|z|^2, with a and b
     scaled by max(a, b) first. In between the formulas hold as written: (1-a) is exact near 1,
     the denominator a sum of squares (no cancellation), and where (1-a)(1+a) - b^2 does cancel
