@@ -123,7 +123,7 @@ def test_inplace_that_would_change_dtype_raises_and_leaves_array_intact():
     (lambda: xp.sum(xp.ones((2, 3)), axis=2), IndexError),
     (lambda: xp.ones(3)[5], IndexError),
     (lambda: xp.ones(3)[1, 2], IndexError),
-    (lambda: xp.sin(xp.asarray([1, 2])), TypeError),
+    (lambda: xp.signbit(xp.asarray([1, 2])), TypeError),
     (lambda: xp.logical_and(xp.ones(2), xp.ones(2)), TypeError),
     (lambda: xp.reshape(xp.ones(6), (4, 2)), ValueError),
     (lambda: xp.asarray([1, 2]) + "a", TypeError),

@@ -172,7 +172,7 @@ def test_in_place_operators_rebind_the_handle_and_keep_dtype():
 
 def test_dtype_errors_are_raised_at_the_call():
     with pytest.raises(TypeError):
-        xp.sin(xp.asarray([1, 2]))
+        xp.signbit(xp.asarray([1, 2]))  # (the floating functions of one argument take integers: an extension)
     with pytest.raises(TypeError):
         xp.bitwise_and(xp.asarray([1.0]), xp.asarray([2.0]))
     with pytest.raises(TypeError):
