@@ -9,6 +9,7 @@ LAZYARRAY_MAX_GRAPHS_PER_SITE  raise when one call site compiles more distinct g
 LAZYARRAY_EXPLAIN_MISSES   1: print why each compile missed the cache (default 0)
 LAZYARRAY_DUMP_DIR         write each compiled program's StableHLO there (default: none)
 LAZYARRAY_PLATFORM         XLA platform: cpu, cuda, rocm, tpu (default: the best one available)
+LAZYARRAY_DEVICE           the default device: cpu, cpu:3, cuda:0 (default: the platform's first; `with dev:` overrides)
 LAZYARRAY_INTERPRET_FIRST  a new graph runs in the numpy interpreter at least this many times, and until
                            interpreting it has cost its estimated compile time, before its program compiles
                            in the background (default 2; 0: compile every graph at once)
@@ -46,6 +47,7 @@ max_graphs_per_site = _int("LAZYARRAY_MAX_GRAPHS_PER_SITE", 0)
 explain_misses = os.environ.get("LAZYARRAY_EXPLAIN_MISSES", "0") not in ("", "0")
 dump_dir = os.environ.get("LAZYARRAY_DUMP_DIR") or None
 platform = os.environ.get("LAZYARRAY_PLATFORM") or None
+device = os.environ.get("LAZYARRAY_DEVICE") or None  # see _devices.default_device
 pool_max_bytes = _int("LAZYARRAY_POOL_BYTES", 1 << 30)
 pool_min_bytes = _int("LAZYARRAY_POOL_MIN_BYTES", 1 << 20)
 interpret_first = _int("LAZYARRAY_INTERPRET_FIRST", 2)

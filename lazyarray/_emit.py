@@ -75,9 +75,9 @@ class Emitter:
         self._n += 1
         return f"%v{self._n}"
 
-    def op(self, name, operands, shape, dtype, attrs="", region=""):
+    def op(self, name, operands, shape, dtype, attrs="", region="", prop=""):
         out = self.fresh()
-        self._line(out, name, operands, ttype(shape, dtype), attrs, region)
+        self._line(out, name, operands, ttype(shape, dtype), attrs, region, prop)
         return V(out, shape, dtype)
 
     def broadcast_scalars(self, operands, shape):
@@ -94,12 +94,13 @@ class Emitter:
         self._line(f"{out}:{len(results)}", name, operands, rty, attrs, region)
         return [V(f"{out}#{i}", s, d) for i, (s, d) in enumerate(results)]
 
-    def _line(self, out, name, operands, rty, attrs, region):
+    def _line(self, out, name, operands, rty, attrs, region, prop=""):
         ins = ", ".join(v.name for v in operands)
         ity = ", ".join(ttype(v.shape, v.dtype) for v in operands)
+        p = f" <{{{prop}}}>" if prop else ""  # an op's properties (the generic form of sdy ops)
         r = f" ({{\n{region}\n}})" if region else ""
         a = f" {{{attrs}}}" if attrs else ""
-        self.lines.append(f'    {out} = "{name}"({ins}){r}{a} : ({ity}) -> {rty}')
+        self.lines.append(f'    {out} = "{name}"({ins}){p}{r}{a} : ({ity}) -> {rty}')
 
     def constant(self, value, shape, dtype):
         out = self.fresh()
@@ -124,12 +125,20 @@ class Emitter:
         return self.region([dtype, dtype], lambda e, a: [e.op(opname, a, (), dtype)])
 
 
-def emit_module(order, leaves, outputs, attrs="", donated=()):
+def emit_module(order, leaves, outputs, attrs="", donated=(), layout=None):
     """The whole program: one public @main taking the leaves and returning the outputs.
     Parameters: the device leaves, then one vector per dtype of packed host scalars
     (graph.split_leaves), then for each output index in `donated` a recycled buffer of that
-    output's type that XLA writes the output into (its contents are never read)."""
+    output's type that XLA writes the output into (its contents are never read).
+    With a `layout` (`_sharding_rules.Layout`: a program over a mesh) every parameter and result
+    carries its Shardy `sdy.sharding` (host scalars and recycled buffers replicated), explicitly
+    placed nodes inside get an `sdy.sharding_constraint`, and the module declares the mesh."""
     from ._graph import split_leaves
+    if layout is not None:
+        from ._sharding import mesh_text, sharding_text
+        arg_sh = lambda spec: f" {{sdy.sharding = {sharding_text(spec)}}}"  # noqa: E731
+    else:
+        arg_sh = lambda spec: ""  # noqa: E731
     e = Emitter()
     vals = {}
     params = []
@@ -137,10 +146,11 @@ def emit_module(order, leaves, outputs, attrs="", donated=()):
     for leaf in buffers:
         v = V(f"%arg{len(params)}", leaf.shape, leaf.dtype)
         vals[id(leaf)] = v
-        params.append(f"{v.name}: {ttype(leaf.shape, leaf.dtype)}")
+        spec = layout.leaf_specs.get(id(leaf), ((),) * len(leaf.shape)) if layout is not None else None
+        params.append(f"{v.name}: {ttype(leaf.shape, leaf.dtype)}{arg_sh(spec)}")
     for dtype, group in packed.items():
         vec = V(f"%arg{len(params)}", (len(group),), dtype)
-        params.append(f"{vec.name}: {ttype(vec.shape, dtype)}")
+        params.append(f"{vec.name}: {ttype(vec.shape, dtype)}{arg_sh(((),))}")
         for i, leaf in enumerate(group):
             one = e.op("stablehlo.slice", (vec,), (1,), dtype,
                        f"start_indices = {i64_array((i,))}, limit_indices = {i64_array((i + 1,))}, "
@@ -148,15 +158,27 @@ def emit_module(order, leaves, outputs, attrs="", donated=()):
             vals[id(leaf)] = e.op("stablehlo.reshape", (one,), (), dtype)
     for k in donated:
         o = outputs[k]
-        params.append(f"%arg{len(params)}: {ttype(o.shape, o.dtype)} {{tf.aliasing_output = {k} : i32}}")
+        sh = f", sdy.sharding = {sharding_text(layout.out_specs[k])}" if layout is not None else ""
+        params.append(f"%arg{len(params)}: {ttype(o.shape, o.dtype)} {{tf.aliasing_output = {k} : i32{sh}}}")
     for node in order:
         args = [vals[id(a)] for a in node.args]
         vals[id(node)] = node.op.lower(e, node, *args)
+        if layout is not None and id(node) in layout.constraints:
+            v = vals[id(node)]
+            vals[id(node)] = e.op("sdy.sharding_constraint", (v,), v.shape, v.dtype,
+                                  attrs="", prop=f"sharding = {sharding_text(layout.constraints[id(node)])}")
     outs = [vals[id(o)] for o in outputs]
     rtys = ", ".join(ttype(o.shape, o.dtype) for o in outs)
+    if layout is not None:
+        rdecl = ", ".join(ttype(o.shape, o.dtype) + arg_sh(spec) for o, spec in zip(outs, layout.out_specs))
+        attrs = ", ".join(a for a in (attrs, f"mhlo.num_partitions = {layout.mesh.size} : i32",
+                                      "mhlo.num_replicas = 1 : i32") if a)
+    else:
+        rdecl = rtys
     body = "\n".join(e.lines)
     ret = f'    "func.return"({", ".join(o.name for o in outs)}) : ({rtys}) -> ()'
     mod_attrs = f" attributes {{{attrs}}}" if attrs else ""
     extra = "".join(f"{text}\n" for text in e.functions.values())
-    return (f"module @lazyarray{mod_attrs} {{\n  func.func public @main({', '.join(params)}) -> ({rtys}) {{\n"
+    mesh = f"  {mesh_text(layout.mesh)}\n" if layout is not None else ""
+    return (f"module @lazyarray{mod_attrs} {{\n{mesh}  func.func public @main({', '.join(params)}) -> ({rdecl}) {{\n"
             f"{body}\n{ret}\n  }}\n{extra}}}\n")

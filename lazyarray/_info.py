@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from . import _dtypes as dt
-from ._devices import DeviceTuple, all_devices, check_device, default_device
+from ._devices import DeviceTuple, all_devices, check_device, default_device, dtypes_of
 
 
 class __array_namespace_info__:
@@ -16,14 +16,18 @@ class __array_namespace_info__:
         return default_device()
 
     def default_dtypes(self, *, device=None):
-        check_device(device)
-        return {"real floating": dt.DEFAULT_FLOAT, "complex floating": dt.DEFAULT_COMPLEX,
+        """On a device without 64-bit floating point (TPU): float32 and complex64."""
+        missing = check_device(device).missing_dtypes
+        real = dt.float32 if dt.DEFAULT_FLOAT in missing else dt.DEFAULT_FLOAT
+        complex_ = dt.complex64 if dt.DEFAULT_COMPLEX in missing else dt.DEFAULT_COMPLEX
+        return {"real floating": real, "complex floating": complex_,
                 "integral": dt.DEFAULT_INT, "indexing": dt.DEFAULT_INDEX}
 
     def dtypes(self, *, device=None, kind=None):
-        check_device(device)
+        """The dtypes `device` supports (all of them on CPU and GPU; no float64/complex128 on TPU)."""
+        have = dtypes_of(check_device(device))
         if kind is None:
-            return {d.name: d for d in dt.ALL}
+            return {d.name: d for d in have}
         kinds = kind if isinstance(kind, tuple) else (kind,)
         selected = set()
         for k in kinds:
@@ -33,7 +37,7 @@ class __array_namespace_info__:
                 selected |= dt.CATEGORIES[k]
             else:
                 raise ValueError(f"dtypes: unknown kind {k!r}")
-        return {d.name: d for d in dt.ALL if d in selected}
+        return {d.name: d for d in have if d in selected}
 
     def devices(self):
         return DeviceTuple(all_devices())

@@ -38,6 +38,7 @@ class Metrics:
         self.background_compiles = 0    # compiles started on the compile thread
         self.segmented_syncs = 0        # syncs that ran a loop's graph chunk by chunk (_segment)
         self.chunks_run = 0             # programs those syncs ran
+        self.unrequested_reshards = 0   # mesh inputs XLA had to re-lay-out before a program (_sharded_run)
         self.syncs = collections.Counter()        # cause -> count
         self.sync_sites = collections.Counter()   # (cause, (file, line)) -> count
         self.miss_explanations = []               # newest last, bounded
@@ -73,6 +74,7 @@ class Metrics:
             "background_compiles": self.background_compiles,
             "segmented_syncs": self.segmented_syncs,
             "chunks_run": self.chunks_run,
+            "unrequested_reshards": self.unrequested_reshards,
             "syncs": dict(self.syncs),
         }
 

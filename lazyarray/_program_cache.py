@@ -23,6 +23,7 @@ from . import _config, _debug_log, _runtime
 from ._emit import emit_module
 from ._engine_state import state
 from ._metrics import explain_miss, format_site, metrics
+from ._sharding_rules import program_layout
 
 COMPILE_FAILED = "compile failed"  # in place of a future: XLA rejected that program for good
 
@@ -55,7 +56,7 @@ def compile_program(key, order, leaves, outputs, device, site, background=False)
     metrics.cache_misses += 1
     where = format_site(site)
     reason = _miss_reason(key, order, where)
-    text = emit_module(order, leaves, outputs, donated=key[3])
+    text = emit_module(order, leaves, outputs, donated=key[3], layout=program_layout(device, order, leaves, outputs))
     text_hash = _text_hash(text)
     if _config.max_graphs_per_site:
         graphs = metrics.graphs_per_site[where]
@@ -116,7 +117,7 @@ def from_disk(order, leaves, outputs, device):
     """The plain program an earlier process compiled for this graph (on-disk cache), or None."""
     if not _config.cache_dir:
         return None
-    text = emit_module(order, leaves, outputs)
+    text = emit_module(order, leaves, outputs, layout=program_layout(device, order, leaves, outputs))
     return _load(text, _runtime.disk_path(text, device._pjrt), device)
 
 

@@ -18,11 +18,12 @@ import time
 
 import numpy as np
 
-from . import _checks, _config, _dtypes, _runtime, _tier_policy, _verify
+from . import _checks, _config, _dtypes, _runtime, _sharded_run, _tier_policy, _verify
 from ._engine_state import state
 from ._graph import split_leaves
 from ._metrics import metrics
 from ._program_cache import compile_program, donating_variant, program_key
+from ._sharding_rules import program_layout
 
 _f64 = _dtypes.float64
 _pack = struct.pack
@@ -37,7 +38,8 @@ def run(plan, outputs, device, site):
         _verify.verify(plan.order, plan.leaves)
     pool = state.pool
     recycled, donated = [], []
-    if pool.held or pool.returned:
+    layout = None if device.mesh is None else program_layout(device, plan.order, plan.leaves, outputs)
+    if layout is None and (pool.held or pool.returned):  # (a mesh's buffers are not recycled)
         for k, o in enumerate(outputs):
             buf = pool.take(device.id, o.shape, o.dtype) if math.prod(o.shape) > 0 else None
             if buf is not None:
@@ -46,6 +48,8 @@ def run(plan, outputs, device, site):
     donated = tuple(donated)
     try:
         skey = plan.key(outputs)
+        if layout is not None:  # a program over a mesh: its layout is part of its key
+            skey = (skey, layout.key)
         key = program_key(device, skey, donated)
         compiled = state.programs.get(key)
         if compiled is None and donated:
@@ -59,7 +63,7 @@ def run(plan, outputs, device, site):
                 recycled, donated = [], ()
                 key = program_key(device, skey)
                 compiled = state.programs.get(key)
-        if compiled is None and _config.interpret_first and device.platform == "cpu":
+        if compiled is None and _config.interpret_first and device.platform == "cpu" and layout is None:
             # (on an accelerator the interpreter would copy every input to the host; its rules were
             # checked against XLA's CPU results)
             compiled = _tier_policy.serve(skey, plan, outputs, device, site)
@@ -71,7 +75,11 @@ def run(plan, outputs, device, site):
             metrics.cache_hits += 1
         inputs = _inputs(plan.leaves, device) + recycled
         t0 = time.perf_counter()
-        results = _runtime.execute(compiled.executable, inputs)
+        if layout is None:
+            results = _runtime.execute(compiled.executable, inputs)
+        else:
+            inputs = _sharded_run.check_inputs(inputs, plan.leaves, layout)
+            results = _sharded_run.execute(compiled.executable, inputs, outputs, layout)
     except BaseException:  # nothing was realized: the dead buffers taken for outputs go back
         _give_back(recycled, donated, outputs, device)
         raise
@@ -82,7 +90,8 @@ def run(plan, outputs, device, site):
         _checks.verify(outputs, results)
     for node, buf in zip(outputs, results):
         node.realize(buf)
-        pool.watch(node, device.id)
+        if layout is None:
+            pool.watch(node, device.id)
 
 
 def _inputs(leaves, device):

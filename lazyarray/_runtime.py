@@ -52,6 +52,51 @@ def devices(platform=None):
     return list(client(platform).devices())
 
 
+PLATFORMS = ("cpu", "cuda", "rocm", "tpu")
+
+
+def all_devices():
+    """Every device of every PJRT platform installed here, the default platform's first (CPU is
+    always there; CUDA when jax's CUDA plugin is installed, TPU likewise)."""
+    first = client()
+    out = list(first.devices())
+    for p in PLATFORMS:
+        if p == first.platform:
+            continue
+        try:
+            c = client(p)
+        except Exception:  # that plugin is not installed or finds no device
+            continue
+        if c is not first:
+            out += [d for d in c.devices() if d not in out]
+    return out
+
+
+class PjrtMesh:
+    """Several devices of one platform laid out as a named grid: what a sharded program is compiled
+    for and run on (a `lazyarray.sharding.Mesh` holds one)."""
+
+    def __init__(self, grid, axis_names):
+        grid = np.asarray(grid, dtype=object)
+        self.grid = grid
+        self.devices = tuple(grid.reshape(-1))
+        self.axis_names = tuple(axis_names)
+        self.platform = self.devices[0].platform
+        self.device_kind = (f"{self.devices[0].device_kind} mesh "
+                            + ",".join(f"{n}={k}" for n, k in zip(self.axis_names, grid.shape))
+                            + " ids " + ",".join(str(d.id) for d in self.devices))
+        self.jax_mesh = jax.sharding.Mesh(grid, self.axis_names)
+        self._shardings = {}
+
+    def sharding(self, spec):
+        """jax's NamedSharding of a normalized spec (a tuple per axis of mesh-axis-name tuples)."""
+        s = self._shardings.get(spec)
+        if s is None:
+            entries = [None if not a else a[0] if len(a) == 1 else a for a in spec]
+            s = self._shardings[spec] = jax.sharding.NamedSharding(self.jax_mesh, jax.sharding.PartitionSpec(*entries))
+        return s
+
+
 def version_tag():
     return f"jaxlib-{jax.__version__}" + "".join(f"-no-{p}" for p in VALUE_CHANGING_PASSES)
 
@@ -61,9 +106,16 @@ def version_tag():
 _HOST_COPY = _xc.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
 
 
-def put(value: np.ndarray, device):
-    """Copy a host array to the device (the caller may go on mutating its numpy array)."""
+def put(value: np.ndarray, device, spec=None):
+    """Copy a host array to the device (the caller may go on mutating its numpy array). On a mesh,
+    each device receives its shard of `spec` (replicated when None)."""
     value = np.asarray(value)
+    if isinstance(device, PjrtMesh):
+        sharding = device.sharding(spec or ((),) * value.ndim)
+        where = sharding.devices_indices_map(value.shape)
+        devs = list(device.devices)
+        return _xc.batched_device_put(ShapedArray(value.shape, value.dtype), sharding,
+                                      [value[where[d]] for d in devs], devs, True, True, _HOST_COPY, True)
     return _xc.batched_device_put(ShapedArray(value.shape, value.dtype), SingleDeviceSharding(device),
                                   [value], [device], True, True, _HOST_COPY, True)
 
@@ -71,6 +123,17 @@ def put(value: np.ndarray, device):
 def to_numpy(buffer) -> np.ndarray:
     """A host copy the caller owns (a view would alias the device buffer)."""
     return np.array(buffer, copy=True)
+
+
+def has_sharding(buffer, mesh, spec):
+    """Whether a device buffer is laid out as `spec` over `mesh` (a PjrtMesh)."""
+    sharding = mesh.sharding(spec)
+    return buffer.sharding is sharding or buffer.sharding.is_equivalent_to(sharding, len(spec))
+
+
+def reshard(buffer, mesh, spec):
+    """The buffer laid out as `spec` over `mesh` (XLA moves the shards device to device)."""
+    return jax.device_put(buffer, mesh.sharding(spec))
 
 
 def buffer_device(buffer):
@@ -95,9 +158,18 @@ _SIMPLIFIER = os.environ.get("LAZYARRAY_XLA_SIMPLIFIER", "0") not in ("", "0")
 VALUE_CHANGING_PASSES = () if _SIMPLIFIER else ("algsimp",)
 
 
-def compile_options():
-    """The options of every compile (and deserialisation) of a program of ours."""
-    opts = _backend.get_compile_options(num_replicas=1, num_partitions=1)
+def compile_options(mesh=None):
+    """The options of every compile (and deserialisation) of a program of ours; for a mesh, XLA's
+    SPMD partitioner with Shardy reads the program's `sdy.sharding` annotations, one partition
+    per device of the mesh in the mesh's order."""
+    if mesh is None:
+        opts = _backend.get_compile_options(num_replicas=1, num_partitions=1)
+    else:
+        n = len(mesh.devices)
+        opts = _backend.get_compile_options(num_replicas=1, num_partitions=n,
+                                            device_assignment=np.array([[d.id for d in mesh.devices]]).reshape(1, n))
+        opts.executable_build_options.use_spmd_partitioning = True
+        opts.executable_build_options.use_shardy_partitioner = True
     if VALUE_CHANGING_PASSES:
         opts.executable_build_options.debug_options.xla_disable_hlo_passes = ",".join(VALUE_CHANGING_PASSES)
     return opts
@@ -107,6 +179,8 @@ def compile_text(text: str, device):
     """Compile StableHLO text for one device. (XLA's backend optimisation level 0 compiles ~3x
     faster but was seen to miscompile: NaN from a graph the optimised build gets right.)"""
     c = client(device.platform)
+    if isinstance(device, PjrtMesh):
+        return c.compile_and_load(text, _xc.DeviceList(device.devices), compile_options(device))
     return c.compile_and_load(text, _xc.DeviceList((device,)), compile_options())
 
 
@@ -114,6 +188,14 @@ def execute(executable, inputs):
     """Run a compiled program; returns its outputs as device buffers."""
     out = executable.execute_sharded(inputs).disassemble_into_single_device_arrays()
     return [o[0] for o in out]
+
+
+def execute_on_mesh(executable, inputs, mesh, outputs):
+    """Run a program compiled for `mesh`; `outputs` is a (shape, spec) pair per output, the layout
+    its annotations pinned. Returns one global (sharded) buffer per output."""
+    out = executable.execute_sharded(inputs).disassemble_into_single_device_arrays()
+    return [jax.make_array_from_single_device_arrays(shape, mesh.sharding(spec), shards)
+            for (shape, spec), shards in zip(outputs, out)]
 
 
 def disk_path(key_text: str, device):
@@ -136,6 +218,8 @@ def load_serialized(path, device):
         return None
     c = client(device.platform)
     try:
+        if isinstance(device, PjrtMesh):
+            return c.deserialize_executable(payload, _xc.DeviceList(device.devices), compile_options(device))
         return c.deserialize_executable(payload, _xc.DeviceList((device,)), compile_options())
     except Exception:  # a whole entry XLA still refuses: compile again and overwrite it
         return None

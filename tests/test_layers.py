@@ -36,6 +36,7 @@ LAYERS = {
     "lazyarray.fft": NAMESPACE,                         # the fft extension
     "lazyarray._versions": NAMESPACE,                   # namespaces of earlier versions
     "lazyarray._info": NAMESPACE,                       # __array_namespace_info__
+    "lazyarray.sharding": NAMESPACE,                    # the public sharding API
     "lazyarray._debug": NAMESPACE,                      # introspection functions of the namespace
     "lazyarray._array_methods": NAMESPACE,              # Array's operators and methods
     "lazyarray._creation_functions": NAMESPACE,
@@ -58,6 +59,7 @@ LAYERS = {
     "lazyarray._host_data": ARRAY,                      # numpy data entering a graph
     "lazyarray._helpers": ARRAY,                        # argument checks, promotion, broadcasting
     "lazyarray._devices": ARRAY,                        # the Device objects
+    "lazyarray._sharding_place": ARRAY,                 # device=NamedSharding, to_device, x.sharding
     "lazyarray._engine": ENGINE,
     "lazyarray._segment": ENGINE,                       # loop periods and chunks
     "lazyarray._pool": ENGINE,                          # buffer reuse
@@ -65,6 +67,7 @@ LAYERS = {
     "lazyarray._interpret": ENGINE,                     # the numpy tier
     "lazyarray._verify": ENGINE,                        # the graph verifier
     "lazyarray._metrics": ENGINE,
+    "lazyarray._sharded_run": ENGINE,                   # a program over a mesh: input layouts checked
     "lazyarray._engine_state": ENGINE,                  # everything the engine keeps between syncs
     "lazyarray._tier_policy": ENGINE,                   # interpret now or compile
     "lazyarray._program_cache": ENGINE,                 # compiled programs: keys, memory, disk
@@ -73,6 +76,8 @@ LAYERS = {
     "lazyarray._graph_text": OPS,                       # a graph as text
     "lazyarray._graph": OPS,                            # nodes, the pending set
     "lazyarray._emit": OPS,                             # StableHLO text
+    "lazyarray._sharding": OPS,                         # Mesh, PartitionSpec, NamedSharding, Shardy text
+    "lazyarray._sharding_rules": OPS,                   # layouts through the graph, a program's layout
     "lazyarray._complex_math": OPS,
     "lazyarray._linalg_ops": OPS,
     "lazyarray._fft_core": OPS,

@@ -1,0 +1,69 @@
+"""Putting arrays where the user asked: `device=` of the creation functions and `x.to_device`
+given a `NamedSharding` (or a mesh), and `x.sharding`.
+
+A creation function builds its array on the mesh (`_devices.check_device` turns a NamedSharding
+into its `MeshDevice`) and then `place` lays the fresh node out as asked: a leaf's buffer is
+re-laid out at once (XLA moves the shards), a pending node records the layout, which its program
+pins (an output's annotation, or an `sdy.sharding_constraint` inside). `to_device` to a layout
+is eager: it computes x (a sync) and moves the buffer (device to device within a mesh; through
+the host from another device).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import _engine, _runtime, _sharding
+from ._devices import check_device, check_dtype
+from ._graph import leaf_from_buffer
+from ._sharding_rules import spec_of
+
+
+def place(array, requested):
+    """`array`, just created on `requested`'s device, with the dtype and layout `requested` asks
+    for (ValueError for a dtype the device lacks)."""
+    check_dtype(array._device, array._node.dtype)
+    if isinstance(requested, _sharding.NamedSharding):
+        node = array._node
+        spec = requested.normalized(len(node.shape))
+        if node.buffer is not None and not _runtime.has_sharding(node.buffer, requested.mesh._pjrt, spec):
+            node.buffer = _runtime.reshard(node.buffer, requested.mesh._pjrt, spec)
+        _sharding.explicit[node] = requested
+    return array
+
+
+def sharding(array):
+    """`x.sharding`: the NamedSharding of an array on a mesh (the one asked for, else the one
+    propagated through the graph); None for an array on one device."""
+    mesh = array._device.mesh
+    if mesh is None:
+        return None
+    node = array._node
+    s = _sharding.explicit.get(node)
+    if s is not None and s.mesh == mesh:
+        return s
+    return _sharding.from_normalized(mesh, spec_of(node, mesh))
+
+
+def to_device(array, target):
+    """`x.to_device(target)` when target is a mesh or a NamedSharding, or x is on a mesh: a new
+    leaf holding x's value laid out there (eager)."""
+    device = check_device(target)
+    check_dtype(device, array._node.dtype)
+    node = array._node
+    shape = node.shape
+    if device.mesh is None:  # from a mesh to one device: gathered through the host
+        value = _engine.to_numpy(node, array._device, "to_device")
+        return type(array)._wrap(leaf_from_buffer(_runtime.put(value, device._pjrt), shape, node.dtype), device)
+    requested = target if isinstance(target, _sharding.NamedSharding) else _sharding.NamedSharding(device.mesh)
+    spec = requested.normalized(len(shape))
+    if array._device is device:
+        if node.op is not None:
+            _engine.realize([node], device, "to_device")
+        buf = node.buffer if node.buffer is not None else _runtime.put(np.asarray(node.host), device._pjrt)
+        buf = _runtime.reshard(buf, device._pjrt, spec)
+    else:
+        value = _engine.to_numpy(node, array._device, "to_device")
+        buf = _runtime.put(value, device._pjrt, spec)
+    leaf = leaf_from_buffer(buf, shape, node.dtype)
+    _sharding.explicit[leaf] = requested
+    return type(array)._wrap(leaf, device)
