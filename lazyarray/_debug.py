@@ -6,6 +6,7 @@ import collections
 
 from . import _engine
 from ._emit import emit_module
+from ._sharding_rules import program_layout
 from ._graph import toposort
 from ._graph_text import format_graph
 from ._helpers import check_array
@@ -68,7 +69,8 @@ def stablehlo(*arrays):
     if not pending:
         return "// every array is already materialized: nothing to compile"
     order, leaves = toposort(pending)
-    return emit_module(order, leaves, pending)
+    # (arrays on a mesh: with the Shardy annotations their program gets)
+    return emit_module(order, leaves, pending, layout=program_layout(arrays[0]._device, order, leaves, pending))
 
 
 def report():

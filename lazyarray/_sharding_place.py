@@ -10,12 +10,29 @@ the host from another device).
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from . import _engine, _runtime, _sharding
 from ._devices import check_device, check_dtype
 from ._graph import leaf_from_buffer
 from ._sharding_rules import spec_of
+
+
+def placed(like=False):
+    """Decorates a creation function: its `device=` may be a NamedSharding (the new array is laid
+    out so) and its result's dtype must exist on its device. With `like`, `*_like(x)` without a
+    device keeps x's layout when x is on a mesh, as its device."""
+    def decorate(fn):
+        @functools.wraps(fn)  # (inspect.signature reports fn's own signature)
+        def create(*args, device=None, **kwargs):
+            out = fn(*args, device=device, **kwargs)
+            if device is None and like and out._device.mesh is not None:
+                device = sharding(args[0])
+            return place(out, device)
+        return create
+    return decorate
 
 
 def place(array, requested):
@@ -56,6 +73,8 @@ def to_device(array, target):
         return type(array)._wrap(leaf_from_buffer(_runtime.put(value, device._pjrt), shape, node.dtype), device)
     requested = target if isinstance(target, _sharding.NamedSharding) else _sharding.NamedSharding(device.mesh)
     spec = requested.normalized(len(shape))
+    if array._device is device and sharding(array) == requested:
+        return array
     if array._device is device:
         if node.op is not None:
             _engine.realize([node], device, "to_device")
