@@ -11,8 +11,8 @@ import builtins
 import numpy as np
 
 from . import _dtypes as dt
-from . import _config, _engine, _host_alias, _host_data, _views
-from ._devices import check_device
+from . import _config, _engine, _host_alias, _host_data, _sharding_place, _views
+from ._devices import check_device, check_dtype
 from ._pool import pool
 from ._graph import pending
 
@@ -72,10 +72,20 @@ class Array:
     def device(self):
         return self._device
 
+    @property
+    def sharding(self):
+        """How x is laid out over a mesh (`lazyarray.sharding.NamedSharding`); None on one device."""
+        return _sharding_place.sharding(self)
+
     def to_device(self, device, /, *, stream=None):
-        device = check_device(device)
+        """Eager: a sync, then a copy (through the host, or XLA's move within a mesh)."""
+        target = check_device(device)
+        if target.mesh is not None or self._device.mesh is not None:
+            return _sharding_place.to_device(self, device)
+        device = target
         if device == self._device:
             return self
+        check_dtype(device, self._node.dtype)
         host = _engine.to_numpy(self._node, self._device, "to_device")
         return Array._wrap(_host_data.leaf(host, device), device)
 

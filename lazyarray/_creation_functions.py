@@ -16,6 +16,7 @@ from ._elementwise_functions import FUNCTIONS as _ELEMENTWISE
 from ._graph import leaf_from_host
 from ._helpers import scalar_parameter
 from ._host_data import leaf, numpy_leaf
+from ._sharding_place import moves, placed  # device=NamedSharding, and per-device dtypes
 
 
 def _shape(shape):
@@ -55,12 +56,13 @@ def from_host(host: np.ndarray, device):
     return Array._wrap(leaf(host, device), device)
 
 
+@placed()
 def asarray(obj, /, *, dtype=None, device=None, copy=None):
     if isinstance(obj, Array):
-        if device is not None and check_device(device) != obj.device:
+        if device is not None and moves(obj, device):
             if copy is False:
                 raise ValueError("asarray(copy=False) cannot move an array to another device")
-            obj = obj.to_device(check_device(device))
+            obj = obj.to_device(device)
         if dtype is not None and dt.as_dtype(dtype) != obj.dtype:
             if copy is False:
                 raise ValueError(f"asarray(copy=False) cannot cast {obj.dtype} to {dtype}")
@@ -125,6 +127,7 @@ def _check_nested(obj):
     return obj
 
 
+@placed()
 def full(shape, fill_value, *, dtype=None, device=None):
     shape = _shape(shape)
     device = check_device(device)
@@ -159,14 +162,17 @@ def _filled(value, shape, dtype, device):
     return Array._wrap(ops.constant(value, dtype, _shape(shape)), check_device(device))
 
 
+@placed()
 def zeros(shape, *, dtype=None, device=None):
     return _filled(0, shape, _dtype_or(dtype, dt.DEFAULT_FLOAT), device)
 
 
+@placed()
 def ones(shape, *, dtype=None, device=None):
     return _filled(1, shape, _dtype_or(dtype, dt.DEFAULT_FLOAT), device)
 
 
+@placed()
 def empty(shape, *, dtype=None, device=None):
     return zeros(shape, dtype=dtype, device=device)
 
@@ -177,26 +183,31 @@ def _like(x, dtype, device):
     return x.shape, _dtype_or(dtype, x.dtype), (x.device if device is None else device)
 
 
+@placed(like=True)
 def zeros_like(x, /, *, dtype=None, device=None):
     shape, dtype, device = _like(x, dtype, device)
     return zeros(shape, dtype=dtype, device=device)
 
 
+@placed(like=True)
 def ones_like(x, /, *, dtype=None, device=None):
     shape, dtype, device = _like(x, dtype, device)
     return ones(shape, dtype=dtype, device=device)
 
 
+@placed(like=True)
 def empty_like(x, /, *, dtype=None, device=None):
     shape, dtype, device = _like(x, dtype, device)
     return empty(shape, dtype=dtype, device=device)
 
 
+@placed(like=True)
 def full_like(x, /, fill_value, *, dtype=None, device=None):
     shape, dtype, device = _like(x, dtype, device)
     return full(shape, fill_value, dtype=dtype, device=device)
 
 
+@placed()
 def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
     # An extension: 0-D arrays as bounds (numpy, PyTorch, JAX and CuPy accept them). The length
     # depends on their values, so they are read (a sync).
@@ -253,6 +264,7 @@ def _bound_node(v, dtype, shape):
     return scalar_parameter(v, dtype, shape)
 
 
+@placed()
 def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
     num = operator.index(num)
     if num < 0:
@@ -293,6 +305,7 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
     return Array._wrap(out, device)
 
 
+@placed()
 def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
     n_cols = n_rows if n_cols is None else n_cols
     shape = _shape((n_rows, n_cols))
@@ -304,6 +317,7 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
     return Array._wrap(ops.convert(diag, dtype), check_device(device))
 
 
+@placed()
 def from_dlpack(x, /, *, device=None, copy=None):
     if not hasattr(x, "__dlpack__"):
         raise TypeError(f"from_dlpack needs an object with __dlpack__, got {type(x).__name__}")
@@ -373,6 +387,7 @@ def triu(x, /, *, k=0):
     return _tri(x, operator.index(k), False)
 
 
+@placed()
 def logspace(start, stop, /, num=50, *, endpoint=True, base=10.0, dtype=None, device=None):
     """An extension (numpy, PyTorch, JAX and CuPy have it; SciPy's tests call it): `base **
     linspace(start, stop, num)`, numpy's definition. An integer dtype truncates, as numpy's."""

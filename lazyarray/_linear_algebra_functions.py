@@ -17,7 +17,7 @@ def _numeric_pair(x1, x2, fname):
     if dtype not in dt.CATEGORIES["numeric"]:
         raise TypeError(f"{fname}: expected numeric arrays, got {x1.dtype} and {x2.dtype}")
     if x1.device != x2.device:
-        raise ValueError(f"{fname}: arrays on different devices")
+        raise ValueError(f"{fname}: arrays on different devices ({x1.device} and {x2.device})")
     return ops.convert(x1._node, dtype), ops.convert(x2._node, dtype), dtype
 
 

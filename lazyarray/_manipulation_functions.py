@@ -126,7 +126,8 @@ def _common(arrays, fname):
     for a in arrays[1:]:
         dtype = dt.result_type_pair(dtype, a.dtype)
     if len({a.device for a in arrays}) > 1:
-        raise ValueError(f"{fname}: arrays on different devices")
+        raise ValueError(f"{fname}: arrays on different devices "
+                         f"({' and '.join(sorted({repr(a.device) for a in arrays}))})")
     return arrays, dtype
 
 

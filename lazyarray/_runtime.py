@@ -132,8 +132,10 @@ def has_sharding(buffer, mesh, spec):
 
 
 def reshard(buffer, mesh, spec):
-    """The buffer laid out as `spec` over `mesh` (XLA moves the shards device to device)."""
-    return jax.device_put(buffer, mesh.sharding(spec))
+    """The buffer laid out as `spec` over `mesh` (XLA moves the shards device to device). jax's
+    device_put narrows 64-bit values to 32 bits unless x64 is on: on for this call only."""
+    with jax.enable_x64(True):
+        return jax.device_put(buffer, mesh.sharding(spec))
 
 
 def buffer_device(buffer):

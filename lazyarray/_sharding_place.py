@@ -48,6 +48,13 @@ def place(array, requested):
     return array
 
 
+def moves(array, target):
+    """Whether `asarray(array, device=target)` must move or re-lay-out `array`."""
+    if check_device(target) != array._device:
+        return True
+    return isinstance(target, _sharding.NamedSharding) and sharding(array) != target
+
+
 def sharding(array):
     """`x.sharding`: the NamedSharding of an array on a mesh (the one asked for, else the one
     propagated through the graph); None for an array on one device."""
@@ -71,6 +78,8 @@ def to_device(array, target):
     if device.mesh is None:  # from a mesh to one device: gathered through the host
         value = _engine.to_numpy(node, array._device, "to_device")
         return type(array)._wrap(leaf_from_buffer(_runtime.put(value, device._pjrt), shape, node.dtype), device)
+    if array._device is device and not isinstance(target, _sharding.NamedSharding):
+        return array  # (the mesh itself: already there, in whatever layout)
     requested = target if isinstance(target, _sharding.NamedSharding) else _sharding.NamedSharding(device.mesh)
     spec = requested.normalized(len(shape))
     if array._device is device and sharding(array) == requested:

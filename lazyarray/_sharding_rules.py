@@ -14,13 +14,15 @@ spec of each device input (by leaf), of each output, and of each explicitly plac
 """
 from __future__ import annotations
 
+import weakref
+
 from . import _sharding
 from ._ops.dot import DOT_GENERAL
 from ._ops.elementwise import Elementwise
 from ._ops.reduce import REDUCE
 from ._ops.shape import BROADCAST_IN_DIM, TRANSPOSE
 
-_propagated = {}  # id(node) -> (node, spec): a small memo, cleared past its bound
+_propagated = weakref.WeakKeyDictionary()  # node -> its derived spec (dies with the node)
 
 
 def spec_of(node, mesh):
@@ -28,9 +30,9 @@ def spec_of(node, mesh):
     s = _sharding.explicit.get(node)
     if s is not None and s.mesh == mesh:
         return s.normalized(len(node.shape))
-    hit = _propagated.get(id(node))
-    if hit is not None and hit[0] is node:
-        return hit[1]
+    hit = _propagated.get(node)
+    if hit is not None:
+        return hit
     # iterative post-order: a deep graph does not reach Python's recursion limit
     stack = [(node, False)]
     while stack:
@@ -42,9 +44,7 @@ def spec_of(node, mesh):
             stack.extend((a, False) for a in n.args if not _known(a, mesh))
             continue
         spec = _rule(n, [_cached(a, mesh) for a in n.args]) if n.op is not None else ((),) * len(n.shape)
-        if len(_propagated) > 100_000:
-            _propagated.clear()
-        _propagated[id(n)] = (n, spec)
+        _propagated[n] = spec
     return _cached(node, mesh)
 
 
@@ -52,15 +52,14 @@ def _known(n, mesh):
     s = _sharding.explicit.get(n)
     if s is not None and s.mesh == mesh:
         return True
-    hit = _propagated.get(id(n))
-    return hit is not None and hit[0] is n
+    return n in _propagated
 
 
 def _cached(n, mesh):
     s = _sharding.explicit.get(n)
     if s is not None and s.mesh == mesh:
         return s.normalized(len(n.shape))
-    return _propagated[id(n)][1]
+    return _propagated[n]
 
 
 def _rule(node, specs):
