@@ -86,6 +86,8 @@ class PjrtMesh:
                             + ",".join(f"{n}={k}" for n, k in zip(self.axis_names, grid.shape))
                             + " ids " + ",".join(str(d.id) for d in self.devices))
         self.jax_mesh = jax.sharding.Mesh(grid, self.axis_names)
+        here = jax.process_index()
+        self.local = [d for d in self.devices if d.process_index == here]
         self._shardings = {}
 
     def sharding(self, spec):
@@ -113,7 +115,7 @@ def put(value: np.ndarray, device, spec=None):
     if isinstance(device, PjrtMesh):
         sharding = device.sharding(spec or ((),) * value.ndim)
         where = sharding.devices_indices_map(value.shape)
-        devs = list(device.devices)
+        devs = device.local  # (with several processes, each sends the shards of its own devices)
         return _xc.batched_device_put(ShapedArray(value.shape, value.dtype), sharding,
                                       [value[where[d]] for d in devs], devs, True, True, _HOST_COPY, True)
     return _xc.batched_device_put(ShapedArray(value.shape, value.dtype), SingleDeviceSharding(device),
@@ -121,8 +123,24 @@ def put(value: np.ndarray, device, spec=None):
 
 
 def to_numpy(buffer) -> np.ndarray:
-    """A host copy the caller owns (a view would alias the device buffer)."""
+    """A host copy the caller owns (a view would alias the device buffer). A buffer spread over
+    several processes' devices is gathered from all of them (every process must read it)."""
+    if not getattr(buffer, "is_fully_addressable", True):
+        from jax.experimental import multihost_utils
+        with jax.enable_x64(True):
+            return np.array(multihost_utils.process_allgather(buffer, tiled=True), copy=True)
     return np.array(buffer, copy=True)
+
+
+def initialize_distributed(coordinator_address, num_processes, process_id, local_device_ids=None):
+    """Join a multi-process run (one process per host, or several on one machine) before any
+    array exists: afterwards every platform's device list is the global one (all processes'
+    devices) and a Mesh may span them. CPU processes exchange data through gloo."""
+    if _clients:
+        raise RuntimeError("initialize_distributed must come before the first array is made")
+    jax.config.update("jax_cpu_collectives_implementation", "gloo")
+    jax.distributed.initialize(coordinator_address=coordinator_address, num_processes=num_processes,
+                               process_id=process_id, local_device_ids=local_device_ids)
 
 
 def has_sharding(buffer, mesh, spec):

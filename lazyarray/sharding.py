@@ -15,3 +15,17 @@ Programs over a mesh are annotated for Shardy and compiled by XLA's SPMD partiti
 from ._sharding import Mesh, NamedSharding, PartitionSpec
 
 __all__ = ["Mesh", "NamedSharding", "PartitionSpec"]
+
+
+def initialize(coordinator_address, num_processes, process_id, local_device_ids=None):
+    """Join a multi-process run (one process per host; or several on one machine, as the tests
+    do) before making any array: `info.devices()` then lists every process's devices and a `Mesh`
+    may span them. Every process runs the same program on the same global values (each sends the
+    shards of its own devices); reading a sharded result gathers it from every process, so every
+    process must read it. jax's distributed service underneath: `coordinator_address` is the
+    host:port of process 0."""
+    from . import _runtime
+    _runtime.initialize_distributed(coordinator_address, num_processes, process_id, local_device_ids)
+
+
+__all__ += ["initialize"]
