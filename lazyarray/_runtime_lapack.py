@@ -35,6 +35,9 @@ _KERNELS = {
     "eig": lambda a: tuple(_lax_linalg.eig(a, compute_left_eigenvectors=False)),  # (w, vr)
     "svd": lambda a, full: tuple(_lax_linalg.svd(a, full_matrices=full, compute_uv=True)),  # (u, s, vh)
     "svdvals": lambda a: (_lax_linalg.svd(a, compute_uv=False),),
+    # a x = b with a, b side by side as one operand (..., M, M + K): LAPACK's trsm on the CPU
+    "triangular_solve": lambda ab, m, lower, unit: (_lax_linalg.triangular_solve(
+        ab[..., :m], ab[..., m:], left_side=True, lower=lower, unit_diagonal=unit),),
 }
 
 

@@ -20,6 +20,7 @@ compiled program's bits, eigenvector signs included. Per kernel (jaxlib 0.10.2's
               to complex pairs (v, conj v); NaN where info != 0
     svd       gesdd, job S (reduced) or A (full) (optimal workspace); NaN where info != 0
     svdvals   gesdd, job N; NaN where info != 0
+    triangular solve (on the CPU lowered as jax does: trsm): BLAS trsm, left side, no transpose
 
 XLA runs its CPU programs with flush-to-zero and denormals-are-zero set (subnormal inputs and
 results read as zero), LAPACK calls included: a rank-deficient or tiny-scaled matrix can have
@@ -164,6 +165,19 @@ def _svdvals(a):
     if info != 0:
         _nan(s)
     return (s,)
+
+
+def triangular_solve(a, b, lower, unit_diagonal):
+    """x with a x = b, by BLAS trsm (left side, no transpose) per matrix of the batch: the
+    routine jaxlib's CPU lowering of triangular_solve calls, from the same SciPy library."""
+    from scipy.linalg import blas
+    trsm = getattr(blas, _PREFIX[b.dtype.name] + "trsm")
+    out = np.empty(b.shape, b.dtype)
+    with _flush_denormals():
+        for index in np.ndindex(*b.shape[:-2]):
+            out[index] = trsm(1.0, np.asfortranarray(a[index]), np.array(b[index], order="F"),
+                              side=0, lower=int(lower), trans_a=0, diag=int(unit_diagonal))
+    return out
 
 
 KERNELS = {"lu": _lu, "cholesky": _cholesky, "qr": _qr, "eigh": _eigh, "eig": _eig, "svd": _svd,

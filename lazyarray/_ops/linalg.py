@@ -5,7 +5,11 @@
   func.calls it, once per module and input however many of the kernel's outputs the graph uses.
   The outputs share one `LINALG_OPERAND` node, so reading one computes the others still wanted
   in the same program.
-- `TRIANGULAR_SOLVE`: stablehlo.triangular_solve, which XLA compiles itself on every platform.
+- `TRIANGULAR_SOLVE`: on the CPU, LAPACK's trsm as jax lowers it; elsewhere (or when the
+  platform is not known) stablehlo.triangular_solve, which XLA expands itself into blocked
+  inverses and matrix products. That expansion differs from trsm beyond rounding (measured:
+  ~4 eps relative to max |x| for well-conditioned systems, growing with the condition number,
+  e.g. 230 eps in float32), hence trsm on the CPU, where the interpreter can match it.
 
 Host evaluations (the interpreter tier, CPU only): a kernel calls the same SciPy LAPACK routine
 with the same arguments as jaxlib's custom call (`lapack_host`), so both tiers give the same
@@ -162,19 +166,46 @@ def _triangular_rule(args, a):
 
 
 def _lower_triangular_solve(e, node, a, b):
-    lower, unit = ("true" if flag else "false" for flag in node.attrs)
+    lower, unit, platform = node.attrs
+    if platform == "cpu":
+        # jax's CPU lowering: LAPACK's trsm (a custom call), reached through the kernel machinery
+        # with a and b side by side as its one operand (the kernel slices them apart)
+        from .. import _runtime_lapack
+        ab = e.op("stablehlo.concatenate", (a, b), b.shape[:-1] + (a.shape[-1] + b.shape[-1],), b.dtype,
+                  f"dimension = {len(b.shape) - 1} : i64")
+        entry, functions, results = _runtime_lapack.kernel(
+            "triangular_solve", (a.shape[-1], lower, unit), ab.shape, ab.dtype.np.str, platform)
+        for fname, text in functions:
+            e.add_function(fname, text)
+        if [(tuple(s), d) for s, d in results] != [(node.shape, node.dtype.np.str)]:
+            raise AssertionError(f"triangular_solve kernel: expected {node.shape} {node.dtype}, got {results}")
+        return e.call(entry, [ab], [(node.shape, node.dtype)])[0]
+    flags = ("true" if flag else "false" for flag in (lower, unit))
     return e.op("stablehlo.triangular_solve", (a, b), node.shape, node.dtype,
-                f"left_side = true, lower = {lower}, unit_diagonal = {unit}, "
-                "transpose_a = #stablehlo<transpose NO_TRANSPOSE>")
+                "left_side = true, lower = {}, unit_diagonal = {}, "
+                "transpose_a = #stablehlo<transpose NO_TRANSPOSE>".format(*flags))
 
 
-TRIANGULAR_SOLVE = OpDef("triangular_solve", attrs=("lower", "unit_diagonal"), rule=_triangular_rule,
-                         lower=_lower_triangular_solve)
+def _evaluate_triangular_solve(node, a, b):
+    from . import lapack_host
+    return lapack_host.triangular_solve(a, b, node.attrs.lower, node.attrs.unit_diagonal)
 
 
-def triangular_solve(a, b, lower, unit_diagonal=False):
+TRIANGULAR_SOLVE = OpDef("triangular_solve", attrs=("lower", "unit_diagonal", "platform"),
+                         rule=_triangular_rule, lower=_lower_triangular_solve,
+                         evaluate=_evaluate_triangular_solve, covers=_covers_kernel)
+
+
+def triangular_solve(a, b, lower, unit_diagonal=False, platform=None):
     """Solve a x = b for x; a (..., M, M) triangular (the other triangle is ignored), b
-    (..., M, K) with the same batch."""
+    (..., M, K) with the same batch.
+
+    On the CPU platform the solve is LAPACK's trsm, as jax lowers it (and the interpreter tier
+    calls the same trsm: the same bits); elsewhere stablehlo.triangular_solve. platform None
+    takes the platform of `a` when `a` is a decomposition's output (the LU factors of solve and
+    inv), else leaves the solve to stablehlo.triangular_solve on every platform."""
     if math.prod(b.shape) == 0:
         return b
-    return TRIANGULAR_SOLVE.bind((a, b), TRIANGULAR_SOLVE.Attrs(bool(lower), bool(unit_diagonal)))
+    if platform is None and a.op is LINALG_KERNEL:
+        platform = a.attrs.platform
+    return TRIANGULAR_SOLVE.bind((a, b), TRIANGULAR_SOLVE.Attrs(bool(lower), bool(unit_diagonal), platform))
