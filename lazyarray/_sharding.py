@@ -124,6 +124,27 @@ def normalize(spec, ndim):
     return out
 
 
+def divides(mesh, spec, shape):
+    """Whether each split axis of `shape` is a multiple of its mesh axes' device count (jax's
+    arrays, which hold our buffers, need equal shards)."""
+    for n, axes in zip(shape, spec):
+        k = 1
+        for a in axes:
+            k *= mesh.shape[a]
+        if n % k:
+            return False
+    return True
+
+
+def check_divides(sharding, shape):
+    """The normalized spec of `sharding` for `shape`; ValueError when a split axis does not divide."""
+    spec = sharding.normalized(len(shape))
+    if not divides(sharding.mesh, spec, shape):
+        raise ValueError(f"{sharding} cannot lay out an array of shape {shape}: a split axis must be a "
+                         "multiple of its mesh axes' device count (pad it, or split another axis)")
+    return spec
+
+
 def from_normalized(mesh, spec):
     """The NamedSharding of a normalized spec."""
     return NamedSharding(mesh, PartitionSpec(*[None if not a else a[0] if len(a) == 1 else a for a in spec]))

@@ -41,7 +41,7 @@ def place(array, requested):
     check_dtype(array._device, array._node.dtype)
     if isinstance(requested, _sharding.NamedSharding):
         node = array._node
-        spec = requested.normalized(len(node.shape))
+        spec = _sharding.check_divides(requested, node.shape)
         if node.buffer is not None and not _runtime.has_sharding(node.buffer, requested.mesh._pjrt, spec):
             node.buffer = _runtime.reshard(node.buffer, requested.mesh._pjrt, spec)
         _sharding.explicit[node] = requested
@@ -81,7 +81,7 @@ def to_device(array, target):
     if array._device is device and not isinstance(target, _sharding.NamedSharding):
         return array  # (the mesh itself: already there, in whatever layout)
     requested = target if isinstance(target, _sharding.NamedSharding) else _sharding.NamedSharding(device.mesh)
-    spec = requested.normalized(len(shape))
+    spec = _sharding.check_divides(requested, shape)
     if array._device is device and sharding(array) == requested:
         return array
     if array._device is device:

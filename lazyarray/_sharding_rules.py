@@ -44,6 +44,8 @@ def spec_of(node, mesh):
             stack.extend((a, False) for a in n.args if not _known(a, mesh))
             continue
         spec = _rule(n, [_cached(a, mesh) for a in n.args]) if n.op is not None else ((),) * len(n.shape)
+        if not _sharding.divides(mesh, spec, n.shape):  # (a rule's guess that does not divide)
+            spec = ((),) * len(n.shape)
         _propagated[n] = spec
     return _cached(node, mesh)
 

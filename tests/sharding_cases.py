@@ -240,3 +240,17 @@ def test_lda_on_row_sharded_data(mesh):
         np.testing.assert_allclose(np.asarray(many.coef_), np.asarray(one.coef_), rtol=1e-10)
         assert np.array_equal(np.asarray(many.predict(xp.asarray(X, device=rows))),
                               np.asarray(one.predict(xp.asarray(X, device=ONE))))
+
+
+def test_a_split_that_does_not_divide_is_refused(mesh):
+    rows = NamedSharding(mesh, P("x", None))
+    with pytest.raises(ValueError, match=r"shape \(10, 3\).*multiple of"):
+        xp.asarray(np.ones((10, 3)), device=rows)
+    with pytest.raises(ValueError, match="multiple of"):
+        xp.zeros((12, 3)).to_device(rows)
+    with pytest.raises(ValueError, match="2 entries for an array of 1 axes"):
+        xp.zeros(8, device=rows)
+    X = xp.asarray(np.arange(48.0).reshape(16, 3), device=rows)
+    part = X[2:7] * 2.0  # 5 rows: not split (replicated), still right
+    assert part.sharding == NamedSharding(mesh, P()) or part.sharding.spec[0] is None
+    assert np.array_equal(np.asarray(part), np.arange(48.0).reshape(16, 3)[2:7] * 2.0)
