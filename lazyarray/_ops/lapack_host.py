@@ -30,7 +30,7 @@ glibc's fegetenv/fesetenv); elsewhere such results can differ, as subnormals do 
 
 Each function here takes ONE matrix (2-D numpy array) and returns the kernel's outputs in the
 order `_ops.linalg.KERNEL_OUTPUTS` names them; `decompose` loops over the batch axes.
-SciPy is imported at the first decomposition evaluated, not before.
+SciPy's LAPACK module is loaded at the first decomposition evaluated, not before.
 """
 from __future__ import annotations
 
@@ -44,10 +44,36 @@ import numpy as np
 _PREFIX = {"float32": "s", "float64": "d", "complex64": "c", "complex128": "z"}
 
 
+_modules = {}  # "_flapack" / "_fblas" -> SciPy's extension module
+
+
+def _scipy_linalg_module(name):
+    """SciPy's f2py LAPACK (_flapack) or BLAS (_fblas) module. Loaded from its file when
+    scipy.linalg is not imported yet: importing that package costs ~0.4 s (it pulls in most of
+    SciPy's array-API layer), the extension alone ~10 ms; the routines are the same objects a
+    later `import scipy.linalg` sees."""
+    module = _modules.get(name) or sys.modules.get(f"scipy.linalg.{name}")
+    if module is None:
+        import importlib.machinery
+        import importlib.util
+        import os
+        spec = importlib.util.find_spec("scipy")
+        paths = [os.path.join(os.path.dirname(spec.origin), "linalg", name + suffix)
+                 for suffix in importlib.machinery.EXTENSION_SUFFIXES] if spec and spec.origin else []
+        path = next((p for p in paths if os.path.exists(p)), None)
+        if path is None:  # an unusual layout: the ordinary import
+            module = importlib.import_module(f"scipy.linalg.{name}")
+        else:
+            spec = importlib.util.spec_from_file_location(f"scipy.linalg.{name}", path)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+    _modules[name] = module
+    return module
+
+
 def _lapack(name, dtype):
-    """The scipy.linalg.lapack wrapper of routine `name` (without its type letter) for dtype."""
-    from scipy.linalg import lapack
-    return getattr(lapack, _PREFIX[dtype.name] + name)
+    """SciPy's wrapper of LAPACK routine `name` (without its type letter) for dtype."""
+    return getattr(_scipy_linalg_module("_flapack"), _PREFIX[dtype.name] + name)
 
 
 def _nan(*arrays):
@@ -170,8 +196,7 @@ def _svdvals(a):
 def triangular_solve(a, b, lower, unit_diagonal):
     """x with a x = b, by BLAS trsm (left side, no transpose) per matrix of the batch: the
     routine jaxlib's CPU lowering of triangular_solve calls, from the same SciPy library."""
-    from scipy.linalg import blas
-    trsm = getattr(blas, _PREFIX[b.dtype.name] + "trsm")
+    trsm = getattr(_scipy_linalg_module("_fblas"), _PREFIX[b.dtype.name] + "trsm")
     out = np.empty(b.shape, b.dtype)
     with _flush_denormals():
         for index in np.ndindex(*b.shape[:-2]):
