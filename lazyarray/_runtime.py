@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 
 import numpy as np
 
@@ -113,7 +114,9 @@ def put(value: np.ndarray, device, spec=None):
     each device receives its shard of `spec` (replicated when None)."""
     value = np.asarray(value)
     if isinstance(device, PjrtMesh):
-        sharding = device.sharding(spec or ((),) * value.ndim)
+        if spec is None:
+            spec = _requested_layout(device, value.shape)
+        sharding = device.sharding(spec)
         where = sharding.devices_indices_map(value.shape)
         devs = device.local  # (with several processes, each sends the shards of its own devices)
         return _xc.batched_device_put(ShapedArray(value.shape, value.dtype), sharding,
@@ -141,6 +144,35 @@ def initialize_distributed(coordinator_address, num_processes, process_id, local
     jax.config.update("jax_cpu_collectives_implementation", "gloo")
     jax.distributed.initialize(coordinator_address=coordinator_address, num_processes=num_processes,
                                process_id=process_id, local_device_ids=local_device_ids)
+
+
+_put_layout = threading.local()
+
+
+class requested_layout:
+    """`with requested_layout(mesh, sharding_of_shape):` host data this thread sends to `mesh`
+    without a spec (a creation function's leaf) goes out as `sharding_of_shape(shape)` says
+    (None: replicated), so `asarray(data, device=NamedSharding(...))` sends each device its shard
+    once instead of the whole array to every device."""
+
+    def __init__(self, mesh, sharding_of_shape):
+        self.mesh, self.of_shape = mesh, sharding_of_shape
+
+    def __enter__(self):
+        self.saved = getattr(_put_layout, "current", None)
+        _put_layout.current = self
+
+    def __exit__(self, *exc):
+        _put_layout.current = self.saved
+
+
+def _requested_layout(mesh, shape):
+    current = getattr(_put_layout, "current", None)
+    if current is not None and current.mesh is mesh:
+        spec = current.of_shape(shape)
+        if spec is not None:
+            return spec
+    return ((),) * len(shape)
 
 
 def has_sharding(buffer, mesh, spec):

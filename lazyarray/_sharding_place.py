@@ -27,12 +27,24 @@ def placed(like=False):
     def decorate(fn):
         @functools.wraps(fn)  # (inspect.signature reports fn's own signature)
         def create(*args, device=None, **kwargs):
-            out = fn(*args, device=device, **kwargs)
+            if isinstance(device, _sharding.NamedSharding):  # host data goes out in shards
+                with _runtime.requested_layout(device.mesh._pjrt, functools.partial(_spec_if_fits, device)):
+                    out = fn(*args, device=device, **kwargs)
+            else:
+                out = fn(*args, device=device, **kwargs)
             if device is None and like and out._device.mesh is not None:
                 device = sharding(args[0])
             return place(out, device)
         return create
     return decorate
+
+
+def _spec_if_fits(requested, shape):
+    if len(requested.spec) <= len(shape):
+        spec = requested.normalized(len(shape))
+        if _sharding.divides(requested.mesh, spec, shape):
+            return spec
+    return None
 
 
 def place(array, requested):

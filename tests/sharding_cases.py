@@ -254,3 +254,17 @@ def test_a_split_that_does_not_divide_is_refused(mesh):
     part = X[2:7] * 2.0  # 5 rows: not split (replicated), still right
     assert part.sharding == NamedSharding(mesh, P()) or part.sharding.spec[0] is None
     assert np.array_equal(np.asarray(part), np.arange(48.0).reshape(16, 3)[2:7] * 2.0)
+
+
+def test_host_data_goes_out_in_shards(mesh, monkeypatch):
+    """asarray(data, device=NamedSharding) sends each device its shard: no copy of the whole
+    array to every device, and no reshard afterwards."""
+    from lazyarray import _runtime
+    reshards = []
+    real = _runtime.reshard
+    monkeypatch.setattr(_runtime, "reshard", lambda *a: reshards.append(a) or real(*a))
+    data = np.arange(48.0).reshape(16, 3)
+    X = xp.asarray(data, device=NamedSharding(mesh, P("x", None)))
+    assert reshards == []
+    assert [s.data.shape for s in X._node.buffer.addressable_shards] == [(2, 3)] * 8
+    assert np.array_equal(np.asarray(X), data)
