@@ -30,7 +30,7 @@ class Array:
         self._node = node
         self._device = device
         if node.op is not None:
-            pending.add(self)
+            pending.add(self, node)
             if pending.nodes_since_sync >= _config.node_budget:
                 _engine.maybe_cut()
         return self
@@ -44,7 +44,7 @@ class Array:
         graph that already used it)."""
         self._node = node
         if node.op is not None:
-            pending.add(self)
+            pending.add(self, node)
             if pending.nodes_since_sync >= _config.node_budget:
                 _engine.maybe_cut()
 
@@ -238,7 +238,7 @@ class _View(Array):
         self._strides = strides
         self._device = base._device
         if node.op is not None:
-            pending.add(self)
+            pending.add(self, node)
         return self
 
     @property
@@ -261,7 +261,7 @@ class _View(Array):
             base._rebind(new_base)
             self._seen = base._node
         if node.op is not None:
-            pending.add(self)
+            pending.add(self, node)
 
 
 _NODE_SLOT = Array.__dict__["_node"]  # the slot that holds a plain array's node
@@ -284,7 +284,7 @@ class _HostAliased(Array):
     def _rebind(self, node):
         _NODE_SLOT.__set__(self, node)
         if node.op is not None:
-            pending.add(self)
+            pending.add(self, node)
         _host_alias.after_write(self)
 
 

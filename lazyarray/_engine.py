@@ -60,7 +60,9 @@ def _realize(nodes, device, cause):
     site = user_site()
     metrics.count_sync(cause, site)
     target_ids = {id(t) for t in targets}
-    candidates = [n for n in [h._pending_node() for h in pending.live() if h._device is device]
+    # (only the targets' graph components can share work with them: `_graph.Component`)
+    live = pending.live() if cause == "cut" else pending.live_with(targets)
+    candidates = [n for n in [h._pending_node() for h in live if h._device is device]
                   if id(n) not in target_ids]
     traced = pending.nodes_since_sync
     metrics.nodes_traced += traced

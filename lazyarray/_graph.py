@@ -24,7 +24,7 @@ lock = threading.RLock()
 
 
 class Node:
-    __slots__ = ("op", "args", "attrs", "shape", "dtype", "buffer", "host", "serial", "__weakref__")
+    __slots__ = ("op", "args", "attrs", "shape", "dtype", "buffer", "host", "serial", "comp", "__weakref__")
 
     def __init__(self, op, args, attrs, shape, dtype):
         self.op = op          # a Primitive, or None for a leaf
@@ -34,6 +34,7 @@ class Node:
         self.dtype = dtype    # a DType
         self.buffer = None    # device buffer once realized
         self.host = None      # numpy value of a leaf not yet on the device
+        self.comp = None      # a computed node's graph component (`Component`); None once realized
 
     @property
     def is_leaf(self):
@@ -43,6 +44,7 @@ class Node:
         self.op = None
         self.args = ()
         self.attrs = ()
+        self.comp = None
         self.buffer = buffer
         self.host = None
 
@@ -51,6 +53,7 @@ class Node:
         self.op = None
         self.args = ()
         self.attrs = ()
+        self.comp = None
         self.host = value
 
     def __repr__(self):
@@ -70,33 +73,94 @@ def leaf_from_buffer(buffer, shape, dtype):
     return n
 
 
-class _Pending:
-    """Live array handles whose node is not yet realized, and the count of nodes traced since the
-    last sync (the graph-cut budget).
-
-    Handles are kept as plain weak references in a list (no callbacks, no WeakSet: Array.__eq__
-    is elementwise, and a callback per dead temporary would cost more than the op that made it);
-    dead or realized entries are dropped whenever the list is read."""
+class Component:
+    """A set of pending nodes joined by shared computed operands (union-find), and the weak
+    references to the live handles on its nodes. A sync computes a target's graph plus the live
+    pending arrays that share work with it; those can only be in the target's component, so a
+    sync looks at them alone, never at every live pending array (recursive scalar code would
+    otherwise pay for all the work traced before each read). Components only merge (a realized
+    node no longer joins anything but the merge stays): a component is a superset of the arrays
+    that can share work, and `_engine._overlapping` picks those that do."""
+    __slots__ = ("parent", "handles", "compact_at")
 
     def __init__(self):
-        self._refs = []
-        self._compact_at = 16384
+        self.parent = None    # the component this one was merged into; None for a root
+        self.handles = []     # weak references to handles, dead or realized ones dropped on reads
+        self.compact_at = 64
+
+
+def root(comp):
+    """The component `comp` was merged into (itself when it is a root)."""
+    while comp.parent is not None:
+        comp = comp.parent
+    return comp
+
+
+def _merge(a, b):
+    """Merge two root components; returns the new root. Under `_merge_lock` (tracing threads may
+    merge concurrently). The merged root's parent is set before its handles move: a handle
+    appended to it meanwhile is either moved or re-appended by `_Pending.add`."""
+    with _merge_lock:
+        a, b = root(a), root(b)
+        if a is b:
+            return a
+        if len(a.handles) < len(b.handles):
+            a, b = b, a
+        b.parent = a
+        a.handles.extend(b.handles)
+        b.handles = []
+        return a
+
+
+_merge_lock = threading.Lock()
+
+
+class _Pending:
+    """Live array handles whose node is not yet realized, kept per graph component
+    (`Component`), and the count of nodes traced since the last sync (the graph-cut budget).
+
+    Handles are kept as plain weak references in lists (no callbacks, no WeakSet: Array.__eq__
+    is elementwise, and a callback per dead temporary would cost more than the op that made it);
+    dead or realized entries are dropped whenever a list is read. `_components` holds every
+    component made since its last compaction (cuts read them all)."""
+
+    def __init__(self):
+        self._components = []
+        self._compact_at = 512
         self.nodes_since_sync = 0
 
-    def add(self, handle):
-        refs = self._refs
-        refs.append(weakref.ref(handle))  # atomic: any thread, no lock
-        if len(refs) >= self._compact_at:  # bound the list between syncs (amortised O(1))
+    def new_component(self):
+        comp = Component()
+        comps = self._components
+        comps.append(comp)  # atomic: any thread, no lock
+        if len(comps) >= self._compact_at:  # bound the list between syncs (amortised O(1))
             with lock:
-                self._compact_at = max(16384, 2 * len(self.live()))
+                self._compact_components()
+        return comp
 
-    def live(self):
-        """The live handles still on a pending node, each once; compacts the list. Called with
-        `lock` held. Other threads may append while this runs: only the entries read here are
-        replaced (one slice assignment, atomic under the GIL), so their appends are kept."""
-        refs = self._refs
+    def add(self, handle, node):
+        """Register `handle`, now on the pending `node`."""
+        comp = node.comp
+        if comp is None:  # (realized meanwhile by another thread)
+            return
+        if comp.parent is not None:
+            comp = node.comp = root(comp)
+        ref = weakref.ref(handle)
+        refs = comp.handles
+        refs.append(ref)  # atomic: any thread, no lock
+        if comp.parent is not None:  # merged while appending: make sure the new root has it
+            root(comp).handles.append(ref)
+        elif len(refs) >= comp.compact_at:  # bound the list between syncs (amortised O(1))
+            with lock:
+                comp.compact_at = max(64, 2 * len(self._live_in(comp, set(), [])))
+
+    def _live_in(self, comp, seen, out):
+        """Append to `out` the live handles of `comp` still on a pending node, each once (`seen`:
+        ids already taken); compacts its list. Other threads may append while this runs: only
+        the entries read here are replaced (one slice assignment, atomic under the GIL)."""
+        refs = comp.handles
         n = len(refs)
-        out, kept, seen = [], [], set()
+        kept = []
         for r in refs[:n]:
             h = r()
             if h is not None and h._pending_node().op is not None and id(h) not in seen:
@@ -106,8 +170,46 @@ class _Pending:
         refs[:n] = kept
         return out
 
+    def live_with(self, nodes):
+        """The live pending handles in the components of `nodes` (the arrays a sync of `nodes` may
+        share work with). Called with `lock` held."""
+        out, seen, done = [], set(), set()
+        for node in nodes:
+            comp = node.comp
+            if comp is None:
+                continue
+            comp = root(comp)
+            if id(comp) not in done:
+                done.add(id(comp))
+                self._live_in(comp, seen, out)
+        return out
+
+    def live(self):
+        """Every live handle still on a pending node, each once; compacts the lists. Called with
+        `lock` held."""
+        out = []
+        self._compact_components(out)
+        return out
+
+    def _compact_components(self, out=None):
+        comps = self._components
+        n = len(comps)
+        seen, kept = set(), []
+        out = [] if out is None else out
+        for comp in comps[:n]:
+            if comp.parent is not None:
+                continue  # merged: its handles moved to the root
+            self._live_in(comp, seen, out)
+            if comp.handles:
+                kept.append(comp)
+        comps[:n] = kept
+        self._compact_at = max(512, 2 * len(kept))
+        return out
+
     def __len__(self):
-        return len(self._refs)
+        """Weak references held (compacted first: called with `lock` held)."""
+        self._compact_components()
+        return sum(len(c.handles) for c in self._components)
 
 
 pending = _Pending()
@@ -118,8 +220,21 @@ _serials = itertools.count()
 
 def bind(op, args, attrs, shape, dtype):
     """Record a node. The caller (an op's builder) has already checked shapes and dtypes. The
-    serial number orders computed nodes by creation (loop detection reads it: `_segment`)."""
+    serial number orders computed nodes by creation (loop detection reads it: `_segment`). The
+    node joins the component of its pending operands (merging theirs), or starts one."""
+    comp = None
+    for a in args:
+        c = a.comp
+        if c is None:
+            continue
+        if c.parent is not None:
+            c = a.comp = root(c)
+        if comp is None:
+            comp = c
+        elif c is not comp:
+            comp = _merge(comp, c)
     n = Node(op, args, attrs, shape, dtype)
+    n.comp = comp if comp is not None else pending.new_component()
     n.serial = next(_serials)
     pending.nodes_since_sync += 1
     return n

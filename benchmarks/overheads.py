@@ -1,0 +1,171 @@
+"""Issue 11, targets 3 and 4: what a scalar read, a traced op and a cached replay cost.
+
+Scalar reads (target 3): `bool(t[i] <= x)` per read with 0 / 300 / 3000 unrelated live pending
+arrays around (a sync must not scan them), and a de Boor-style recursive B-spline evaluation
+(SciPy's naive one: a `bool()` per knot comparison, results kept pending until the end) at
+2 / 4 / 8 / 16 points, with numpy and array-api-strict in the same run: its time must grow
+linearly with the points. The `is_lazy_array` probe of array-api-compat
+(`bool(xp.any(xp.reshape(x, (-1,))[0]))`) on a pending array is timed too.
+
+Tracing and replay (target 4): microseconds per op of a long unread chain (budget cuts
+included), to materialize a small cached graph, and the floor under it: the same program's
+PJRT execute plus the copy to numpy, called directly.
+
+Run from a checkout (`.venv/bin/python benchmarks/overheads.py`): prints one JSON object.
+"""
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, ".")
+
+
+def _median_us(fn, reps):
+    samples = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - t0)
+    return statistics.median(samples) * 1e6
+
+
+def naive_b(xp, x, k, i, t):
+    """B-spline basis B_{i,k}(x), recursively (as SciPy's test helper `_naive_B`)."""
+    if k == 0:
+        return xp.asarray(1.0 if bool(t[i] <= x) and bool(x < t[i + 1]) else 0.0, dtype=xp.float64)
+    if bool(t[i + k] == t[i]):
+        c1 = 0.0
+    else:
+        c1 = (x - t[i]) / (t[i + k] - t[i]) * naive_b(xp, x, k - 1, i, t)
+    if bool(t[i + k + 1] == t[i + 1]):
+        c2 = 0.0
+    else:
+        c2 = (t[i + k + 1] - x) / (t[i + k + 1] - t[i + 1]) * naive_b(xp, x, k - 1, i + 1, t)
+    return c1 + c2
+
+
+def naive_eval(xp, x, t, c, k):
+    """The spline's value at x, summing the basis (as SciPy's `_naive_eval`)."""
+    if bool(x == t[k]):
+        i = k
+    else:
+        i = int(xp.searchsorted(t, xp.reshape(x, (1,)))[0]) - 1
+    return sum(c[i - j] * naive_b(xp, x, k, i - j, t) for j in range(k + 1))
+
+
+def spline_case(xp, n_points, k=3):
+    rng = np.random.default_rng(0)
+    t_np = np.sort(rng.random(2 * k + 12))
+    t_np[:k + 1], t_np[-k - 1:] = t_np[k], t_np[-k - 1]  # clamped knots
+    c_np = rng.random(len(t_np) - k - 1)
+    xs = np.linspace(t_np[k], t_np[-k - 1], n_points + 2)[1:-1]
+    t, c = xp.asarray(t_np), xp.asarray(c_np)
+    points = [xp.asarray(v) for v in xs]
+
+    def run():
+        values = [naive_eval(xp, x, t, c, k) for x in points]  # pending until read
+        return np.asarray(xp.stack(values))
+    return run
+
+
+def spline_scaling(namespaces, sizes=(2, 4, 8, 16), reps=3):
+    out = {}
+    for name, xp in namespaces.items():
+        row = {}
+        for n in sizes:
+            run = spline_case(xp, n)
+            run()  # warm
+            row[str(n)] = round(_median_us(run, reps) / 1e3, 3)  # ms
+        out[name] = row
+    return out
+
+
+def scalar_read(xp, live, reads=300):
+    t = xp.asarray(np.linspace(0.0, 1.0, 64))
+    x = xp.asarray(0.5)
+    a = xp.asarray(np.ones(8))
+    keep = [a + float(j) for j in range(live)]  # unrelated pending arrays, alive during the reads
+    for i in range(20):
+        bool(t[i] <= x)
+    samples = []
+    for r in range(reads):
+        i = r % 64
+        t0 = time.perf_counter()
+        bool(t[i] <= x)
+        samples.append(time.perf_counter() - t0)
+    del keep
+    return statistics.median(samples) * 1e6
+
+
+def lazy_probe(xp, reps=300):
+    """array-api-compat's is_lazy_array probe on a pending array."""
+    base = xp.asarray(np.arange(100.0))
+    samples = []
+    for _ in range(reps):
+        y = base * 2.0 + 1.0
+        t0 = time.perf_counter()
+        bool(xp.any(xp.reshape(y, (-1,))[0]))
+        samples.append(time.perf_counter() - t0)
+    return statistics.median(samples) * 1e6
+
+
+def execute_floor(calls=2000):
+    """The cached `a * 2.0 + 1.0` program's PJRT execute plus the copy to numpy, called directly,
+    and lazyarray's whole materialize-and-read of the same graph."""
+    import lazyarray as xp
+    from lazyarray import _engine_state, _runtime
+    from lazyarray._run_program import _inputs
+    from lazyarray._graph import Plan
+    from benchmarks import peers
+    p, = peers.load_peers(["lazyarray"])
+    x = xp.asarray(np.ones(10))
+    fn = p.prepare(lambda xp, a: a * 2.0 + 1.0)
+    p.warm_up(fn, [x])
+    y = fn(x)
+    plan = Plan([y._node])
+    key = next(k for k in _engine_state.state.programs if k[2][:-1] == tuple(plan.sig))
+    exe = _engine_state.state.programs[key].executable
+    inputs = _inputs(plan.leaves, x._device)
+    np.asarray(fn(x))
+
+    def direct():
+        _runtime.to_numpy(_runtime.execute(exe, inputs)[0])
+
+    def pjrt_only():
+        _runtime.execute(exe, inputs)
+    samples_read = []
+    for _ in range(calls):
+        y = fn(x)
+        t0 = time.perf_counter()
+        np.asarray(y)
+        samples_read.append(time.perf_counter() - t0)
+    return {"execute_us": round(_median_us(pjrt_only, calls), 2),
+            "execute_and_copy_us": round(_median_us(direct, calls), 2),
+            "materialize_and_read_us": round(statistics.median(samples_read) * 1e6, 2)}
+
+
+def main():
+    import array_api_strict
+    import lazyarray
+    from benchmarks import measure, peers
+    namespaces = {"numpy": np, "array_api_strict": array_api_strict, "lazyarray": lazyarray}
+    result = {"spline_ms": spline_scaling(namespaces)}
+    result["scalar_read_us"] = {name: {str(live): round(scalar_read(xp, live), 2) for live in (0, 300, 3000)}
+                                for name, xp in namespaces.items()}
+    result["is_lazy_probe_us"] = {name: round(lazy_probe(xp), 2) for name, xp in namespaces.items()}
+    p, = peers.load_peers(["lazyarray"])
+    with p.context():
+        result["per_op_us"] = round(measure.per_op(p, reps=20), 2)
+        result["materialize_us"] = round(measure.materialize_overhead(p, 2000), 2)
+    result["floor"] = execute_floor()
+    print(json.dumps(result, indent=1))
+    return result
+
+
+if __name__ == "__main__":
+    main()
