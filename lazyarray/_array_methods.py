@@ -109,19 +109,17 @@ def _binary(name, fname):
                 return NotImplemented
         return f(other, self) if swap else f(self, other)
 
-    def op(self, other, /):
-        if fast is not None:
-            r = fast(self, other, False)
-            if r is not None:
-                return r
-        return general(self, other, False)
+    def operator(swap):  # x OP y, or y OP x (the reflected __rOP__) when swap
+        def method(self, other, /):
+            if fast is not None:  # (called from here: one Python call on the hot path)
+                r = fast(self, other, swap)
+                if r is not None:
+                    return r
+            return general(self, other, swap)
+        method.__name__ = method.__qualname__ = f"__{'r' if swap else ''}{name}__"
+        return method
 
-    def rop(self, other, /):
-        if fast is not None:
-            r = fast(self, other, True)
-            if r is not None:
-                return r
-        return general(self, other, True)
+    op, rop = operator(False), operator(True)
 
     def iop(self, other, /):
         if not isinstance(other, _SCALAR_TYPES):
