@@ -130,7 +130,7 @@ def _push(device):
     _stack().append(device)
 
 
-_env_default = None
+_env_default = (None, None)  # (the setting it was parsed from, the device)
 
 
 def default_device():
@@ -138,9 +138,11 @@ def default_device():
     if s:
         return s[-1]
     global _env_default
-    if _env_default is None:
-        _env_default = _parse(_config.device) if _config.device else all_devices()[0]
-    return _env_default
+    name, device = _env_default
+    if device is None or name != _config.device:  # (`xp.config.device = "cpu:1"` applies at once)
+        device = _parse(_config.device) if _config.device else all_devices()[0]
+        _env_default = (_config.device, device)
+    return device
 
 
 def _parse(name):

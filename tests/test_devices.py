@@ -91,3 +91,14 @@ def test_cpu_has_every_dtype():
     cpu = info.devices()[0]
     assert set(info.dtypes(device=cpu)) == set(info.dtypes())
     assert "float64" in info.dtypes(device=cpu) and info.default_dtypes(device=cpu)["real floating"] == xp.float64
+
+
+def test_config_device_changes_the_default(monkeypatch):
+    last = info.devices()[-1]
+    monkeypatch.setattr(xp.config, "device", f"{last.platform}:{last.id}")
+    assert xp.zeros(1).device == last and info.default_device() == last
+    monkeypatch.setattr(xp.config, "device", "cpu:999")
+    with pytest.raises(ValueError, match="unsupported device 'cpu:999'"):
+        xp.zeros(1)
+    monkeypatch.setattr(xp.config, "device", None)
+    assert xp.zeros(1).device == info.devices()[0]
