@@ -59,11 +59,16 @@ def _realize(nodes, device, cause):
         return
     site = user_site()
     metrics.count_sync(cause, site)
-    target_ids = {id(t) for t in targets}
     # (only the targets' graph components can share work with them: `_graph.Component`)
     live = pending.live() if cause == "cut" else pending.live_with(targets)
-    candidates = [n for n in [h._pending_node() for h in live if h._device is device]
-                  if id(n) not in target_ids]
+    candidates = []
+    if live:
+        target_ids = {id(t) for t in targets}
+        for h in live:
+            if h._device is device:
+                n = h._pending_node()
+                if id(n) not in target_ids:
+                    candidates.append(n)
     traced = pending.nodes_since_sync
     metrics.nodes_traced += traced
     big = traced >= _segment.MIN_NODES

@@ -167,12 +167,16 @@ class _Pending:
                 seen.add(id(h))
                 out.append(h)
                 kept.append(r)
-        refs[:n] = kept
+        if len(kept) != n:
+            refs[:n] = kept
         return out
 
     def live_with(self, nodes):
         """The live pending handles in the components of `nodes` (the arrays a sync of `nodes` may
         share work with). Called with `lock` held."""
+        if len(nodes) == 1:  # (the common case: one read)
+            comp = nodes[0].comp
+            return [] if comp is None else self._live_in(root(comp), set(), [])
         out, seen, done = [], set(), set()
         for node in nodes:
             comp = node.comp
@@ -301,6 +305,7 @@ class Plan:
                 continue
             stack = [out]
             pop = stack.pop
+            get = index.get
             while stack:
                 node = stack[-1]
                 nid = id(node)
@@ -314,14 +319,18 @@ class Plan:
                     pop()
                     continue
                 args = node.args
-                missing = [a for a in args if id(a) not in index]
-                if missing:
-                    stack.extend(reversed(missing))
-                    continue  # back here once the operands have positions
-                pop()
-                index[nid] = len(sig)
-                sig.append((node.op, node.attrs, node.shape, node.dtype, tuple([index[id(a)] for a in args])))
-                order.append(node)
+                positions = []
+                for a in args:
+                    i = get(id(a))
+                    if i is None:  # an operand without a position: walk the missing ones first
+                        stack.extend(reversed([a for a in args if id(a) not in index]))
+                        break
+                    positions.append(i)
+                else:
+                    pop()
+                    index[nid] = len(sig)
+                    sig.append((node.op, node.attrs, node.shape, node.dtype, tuple(positions)))
+                    order.append(node)
 
     def key(self, outputs):
         return tuple(self.sig) + (tuple([self.index[id(o)] for o in outputs]),)

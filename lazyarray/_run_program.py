@@ -108,12 +108,26 @@ def _give_back(recycled, donated, outputs, device):
         state.pool.give_back(buf, device.id, outputs[k].shape, outputs[k].dtype)
 
 
+# dtypes whose host scalars are keyed without a numpy round trip: dtype -> (numpy's dtype.str,
+# struct code). struct packs exactly the bytes numpy would (little-endian, same width) for the
+# values it accepts, and refuses (struct.error, OverflowError, TypeError) the ones numpy would
+# convert otherwise (an int out of range, a float for an integer dtype): those take numpy's path.
+_STRUCT_CODES = {_f64: ("<f8", "d"), _dtypes.int64: ("<i8", "q"), _dtypes.int32: ("<i4", "i")}
+
+
 def packed_buffer(values, dtype, device):
     """The device vector of a program's host scalars of one dtype (graph.split_leaves)."""
-    if dtype is _f64:  # the common case, keyed without a numpy round trip
-        buf = state.scalar_buffers.get((device.id, "<f8", (len(values),), _pack(f"<{len(values)}d", *values)))
-        if buf is not None:
-            return buf
+    codes = _STRUCT_CODES.get(dtype)
+    if codes is not None:  # the common cases (float scalars, index starts)
+        n = len(values)
+        try:
+            data = _pack(f"<{n}{codes[1]}", *values)
+        except (struct.error, OverflowError, TypeError):
+            data = None
+        if data is not None:
+            buf = state.scalar_buffers.get((device.id, codes[0], (n,), data))
+            if buf is not None:
+                return buf
     return host_buffer(np.array(values, dtype=dtype.np), device)
 
 
