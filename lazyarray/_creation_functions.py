@@ -14,7 +14,6 @@ from ._array_object import Array, make_view
 from ._devices import check_device
 from ._elementwise_functions import FUNCTIONS as _ELEMENTWISE
 from ._graph import leaf_from_host
-from ._helpers import scalar_parameter
 from ._host_data import leaf, numpy_leaf
 from ._sharding_place import moves, placed  # device=NamedSharding, and per-device dtypes
 
@@ -142,7 +141,7 @@ def full(shape, fill_value, *, dtype=None, device=None):
         raise TypeError(f"full: complex fill_value with dtype {dtype}")
     if isinstance(fill_value, float) and dtype.kind in "biu":
         raise TypeError(f"full: float fill_value with dtype {dtype}")
-    return Array._wrap(scalar_parameter(fill_value, dtype, shape), device)
+    return Array._wrap(ops.scalar(fill_value, dtype, shape), device)
 
 
 def _full_from_array(shape, fill, dtype, device):
@@ -235,8 +234,8 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
     work = dtype if dtype.kind == "f" else (dt.uint64 if dtype is dt.uint64 and step > 0 else dt.int64)
     idx = ops.iota((n,), 0, work)
     if not (start == 0 and step == 1):
-        idx = ops.MULTIPLY(idx, scalar_parameter(step, work, (n,)))
-        idx = ops.ADD(idx, scalar_parameter(start, work, (n,)))
+        idx = ops.MULTIPLY(idx, ops.scalar(step, work, (n,)))
+        idx = ops.ADD(idx, ops.scalar(start, work, (n,)))
     return Array._wrap(ops.convert(idx, dtype), device)
 
 
@@ -261,7 +260,7 @@ def _bound_node(v, dtype, shape):
         return ops.broadcast_in_dim(ops.convert(v._node, dtype), shape, ())
     if isinstance(v, complex) and dtype.kind != "c":
         raise TypeError(f"linspace: complex bound with dtype {dtype}")
-    return scalar_parameter(v, dtype, shape)
+    return ops.scalar(v, dtype, shape)
 
 
 @placed()
@@ -295,12 +294,12 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
     e = _bound_node(stop, dtype, shape)
     if div == 0:
         return Array._wrap(s, device)
-    d = scalar_parameter(div, dtype, shape)
+    d = ops.scalar(div, dtype, shape)
     # start + i * ((stop - start) / div), with the last point exactly stop when endpoint
     delta = ops.DIVIDE(ops.SUBTRACT(e, s), d)
     out = ops.ADD(s, ops.MULTIPLY(i, delta))
     if endpoint and num > 1:
-        last = ops.compare(i, scalar_parameter(num - 1, dtype, shape), "EQ")
+        last = ops.compare(i, ops.scalar(num - 1, dtype, shape), "EQ")
         out = ops.select(last, e, out)
     return Array._wrap(out, device)
 
@@ -313,7 +312,7 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
     k = max(-shape[0], min(shape[1], operator.index(k)))  # beyond the matrix: all zeros
     r = ops.iota(shape, 0, dt.int64)
     c = ops.iota(shape, 1, dt.int64)
-    diag = ops.compare(ops.ADD(r, scalar_parameter(k, dt.int64, shape)), c, "EQ")
+    diag = ops.compare(ops.ADD(r, ops.scalar(k, dt.int64, shape)), c, "EQ")
     return Array._wrap(ops.convert(diag, dtype), check_device(device))
 
 
@@ -374,7 +373,7 @@ def _tri(x, k, lower):
     k = max(-shape[-2], min(shape[-1], k))
     r = ops.iota(shape, x.ndim - 2, dt.int64)
     c = ops.iota(shape, x.ndim - 1, dt.int64)
-    rk = ops.ADD(r, scalar_parameter(k, dt.int64, shape))
+    rk = ops.ADD(r, ops.scalar(k, dt.int64, shape))
     keep = ops.compare(c, rk, "LE" if lower else "GE")
     return Array._wrap(ops.select(keep, x._node, ops.constant(0, x.dtype, shape)), x.device)
 

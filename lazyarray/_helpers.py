@@ -89,14 +89,6 @@ def _scalar(value, dtype, fname):
     return ops.scalar(value, dtype)
 
 
-def scalar_parameter(value, dtype, shape):
-    """A Python scalar broadcast to `shape` as a graph parameter: its value is data, never part
-    of the compiled program's key, so calls with other values share the program. The baked form,
-    for structural constants (the 0 of a comparison, the fill of zeros()), is `ops.constant(value,
-    dtype, shape)`."""
-    return ops.broadcast_in_dim(ops.scalar(value, dtype), shape, ())
-
-
 def normalize_axis(axis, ndim, fname="axis"):
     try:
         axis = operator.index(axis)

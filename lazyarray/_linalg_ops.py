@@ -14,10 +14,6 @@ from ._ops import conj, eye, kernel, triangular_solve, zeros  # noqa: F401 - the
 
 # ---------------------------------------------------------------- building blocks
 
-def const(value, like):
-    return ops.broadcast_in_dim(ops.constant(value, like.dtype), like.shape, ())
-
-
 def absolute(x):
     return ops.ABS(x)
 
@@ -79,8 +75,3 @@ def reduce_last(x, kind, axes=1):
 def pivot_signs(pivots):
     """True where LAPACK's row interchange i swapped (each swap flips the determinant's sign)."""
     return ops.compare(pivots, ops.iota(pivots.shape, len(pivots.shape) - 1, dt.int32), "NE")
-
-
-def scalar_like(value, like):
-    """A Python number as a graph parameter broadcast to like's shape (no recompiles)."""
-    return ops.broadcast_in_dim(ops.scalar(value, like.dtype), like.shape, ())

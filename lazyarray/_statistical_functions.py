@@ -8,7 +8,7 @@ import numpy as np
 from . import _dtypes as dt
 from . import _ops as ops
 from ._array_object import Array
-from ._helpers import check_array, normalize_axes, normalize_axis, scalar_parameter
+from ._helpers import check_array, normalize_axes, normalize_axis
 
 
 def _keep(node, axes, keepdims, in_shape):
@@ -109,7 +109,7 @@ def var(x, /, *, axis=None, correction=0.0, keepdims=False):
     if denom <= 0:
         out = ops.constant(np.nan, x.dtype, ss.shape)
     else:
-        out = ops.DIVIDE(ss, scalar_parameter(denom, x.dtype, ss.shape))
+        out = ops.DIVIDE(ss, ops.scalar(denom, x.dtype, ss.shape))
     return Array._wrap(_keep(out, axes, keepdims, x.shape), x.device)
 
 

@@ -20,7 +20,7 @@ from . import _fft_core as core
 from . import _ops as ops
 from ._array_object import Array
 from ._devices import check_device
-from ._helpers import check_array, normalize_axis, scalar_parameter
+from ._helpers import check_array, normalize_axis
 
 __all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft", "ihfft",
            "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
@@ -206,7 +206,7 @@ def _freq(n, d, dtype, device, positive_only, fname):
     device = check_device(device)
     k = core.frequencies(n, positive_only, dtype)
     # 1/(n*d) is a graph parameter: a new spacing d reuses the compiled program
-    step = scalar_parameter(1.0 / (n * d), dtype, k.shape)
+    step = ops.scalar(1.0 / (n * d), dtype, k.shape)
     return Array._wrap(ops.MULTIPLY(k, step), device)
 
 

@@ -27,7 +27,7 @@ from . import _linalg_ops as la
 from . import _ops as ops
 from . import _views
 from ._array_object import Array, make_view
-from ._helpers import broadcast_shapes, check_array, normalize_axes, scalar_parameter
+from ._helpers import broadcast_shapes, check_array, normalize_axes
 from ._linear_algebra_functions import matmul, tensordot, vecdot
 from ._manipulation_functions import matrix_transpose
 
@@ -336,9 +336,9 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     elif ord == 2:
         out = ops.SQRT(ops.reduce(ops.MULTIPLY(a, a), axes, "add"))
     else:  # the p-norm; p is a graph parameter, so a loop over p compiles once
-        p = scalar_parameter(float(ord), a.dtype, a.shape)
+        p = ops.scalar(float(ord), a.dtype, a.shape)
         summed = ops.reduce(ops.POWER(a, p), axes, "add")
-        out = ops.POWER(summed, scalar_parameter(1.0 / ord, summed.dtype, summed.shape))
+        out = ops.POWER(summed, ops.scalar(1.0 / ord, summed.dtype, summed.shape))
     if keepdims:
         out = ops.reshape(out, tuple(1 if i in axes else s for i, s in enumerate(x.shape)))
     return _wrap(out, x)

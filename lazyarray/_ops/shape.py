@@ -17,10 +17,13 @@ from .core import OpDef
 # ---------------------------------------------------------------- leaves and constants
 
 
-def scalar(value, dtype):
-    """A Python scalar as a graph parameter (its value is data, never part of the key). The value
-    stays a Python scalar until the program runs: numpy conversion costs more than the node."""
-    return leaf_from_host(value, (), dtype)
+def scalar(value, dtype, shape=()):
+    """A Python scalar as a graph parameter, broadcast to `shape`: its value is data, never part
+    of the compiled program's key, so calls with other values share the program. It stays a
+    Python scalar until the program runs (numpy conversion costs more than the node). The baked
+    form, for structural constants (the 0 of a comparison, the fill of zeros()), is `constant`."""
+    leaf = leaf_from_host(value, (), dtype)
+    return broadcast_in_dim(leaf, shape, ()) if shape else leaf
 
 
 def _lower_constant(e, node):
