@@ -318,13 +318,19 @@ class Plan:
                     leaves.append(node)
                     pop()
                     continue
-                args = node.args
+                # Operands in order: a leaf takes its position at once (what pushing it would
+                # do: it would be on top); the first computed operand without a position is
+                # walked first, and this node is looked at again once it has one.
                 positions = []
-                for a in args:
+                for a in node.args:
                     i = get(id(a))
-                    if i is None:  # an operand without a position: walk the missing ones first
-                        stack.extend(reversed([a for a in args if id(a) not in index]))
-                        break
+                    if i is None:
+                        if a.op is not None:
+                            stack.append(a)
+                            break
+                        i = index[id(a)] = len(sig)
+                        sig.append((a.shape, a.dtype, a.buffer is None and not a.shape))
+                        leaves.append(a)
                     positions.append(i)
                 else:
                     pop()
