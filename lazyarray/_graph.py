@@ -7,7 +7,11 @@ history behind it can be freed.
 
 Threads: tracing (building nodes, `pending.add`) takes no lock: a node is complete before any
 other thread can reach it, `itertools.count` and `list.append` are atomic under the GIL, and a
-lost increment of `nodes_since_sync` only moves a graph cut by a node. Everything that reads or
+lost increment of `nodes_since_sync` only moves a graph cut by a node. Merging two graph
+components (`Component`, when an op joins two pending graphs) takes a small lock of its own,
+`_merge_lock`, never the engine lock; a handle registered while its component is being merged is
+re-registered on the merged root (`_Pending.add`), so no live pending handle is lost (a sync may
+see one twice: reads drop duplicates). Everything that reads or
 changes computed state (a sync, a cut, the caches) holds `lock`, one re-entrant engine lock
 (`_engine` takes it for a whole sync), so two threads never realize the same node or walk a
 graph another thread is realizing.
