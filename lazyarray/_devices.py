@@ -24,7 +24,19 @@ from . import _dtypes as dt
 _NO_FLOAT64 = frozenset({"tpu"})
 
 
-class Device:
+class _DefaultInBlock:
+    """`with device:` makes it this thread's default device for the block (nestable)."""
+    __slots__ = ()
+
+    def __enter__(self):
+        _push(self)
+        return self
+
+    def __exit__(self, *exc):
+        _stack().pop()
+
+
+class Device(_DefaultInBlock):
     __slots__ = ("_pjrt", "platform", "id", "device_kind", "_hash", "missing_dtypes")
     mesh = None  # (a MeshDevice's mesh; a Device is one device)
 
@@ -47,16 +59,9 @@ class Device:
     def __repr__(self):
         return f"Device({self.platform}:{self.id})"
 
-    # `with device:` makes it this thread's default device for the block
-    def __enter__(self):
-        _push(self)
-        return self
-
-    def __exit__(self, *exc):
-        _stack().pop()
 
 
-class MeshDevice:
+class MeshDevice(_DefaultInBlock):
     """`x.device` of an array laid out over a mesh: the mesh's devices taken as one (interned: one
     object per mesh, so the engine's identity checks hold). `x.sharding` says how x is split."""
     __slots__ = ("mesh", "_pjrt", "platform", "id", "device_kind", "missing_dtypes")
@@ -72,13 +77,6 @@ class MeshDevice:
 
     def __repr__(self):
         return f"MeshDevice({self.mesh!r})"
-
-    def __enter__(self):
-        _push(self)
-        return self
-
-    def __exit__(self, *exc):
-        _stack().pop()
 
 
 class DeviceTuple(tuple):
