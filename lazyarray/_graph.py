@@ -45,20 +45,21 @@ class Node:
         return self.op is None
 
     def realize(self, buffer):
-        self.op = None
-        self.args = ()
-        self.attrs = ()
-        self.comp = None
+        self._forget_history()
         self.buffer = buffer
         self.host = None
 
     def realize_host(self, value):
         """Realized by the interpreter: the value stays in host memory until a program needs it."""
+        self._forget_history()
+        self.host = value
+
+    def _forget_history(self):
+        """A computed node becomes a leaf: its operands (and the graph behind them) can be freed."""
         self.op = None
         self.args = ()
         self.attrs = ()
         self.comp = None
-        self.host = value
 
     def __repr__(self):
         name = self.op.name if self.op is not None else ("buffer" if self.buffer is not None else "host")
