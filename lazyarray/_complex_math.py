@@ -299,12 +299,17 @@ def _at_branch_point(a, b, point=1.0):
     return (a == point) & (b < tiny) & (b > 0.0), f(ops.SQRT, b)
 
 
-def _acos_quadrant(a, b):
-    re, im = _xla(ops.ACOS, a, b)
-    anyinf = isinf(a) | isinf(b)
-    nan = isnan(a) | isnan(b)
+def _classes_at_plus_minus_one(a, b):
+    """What acos and acosh test on the quadrant: any infinite part, any NaN part, the branch
+    points 1 and -1 (with the root term sqrt(b) there)."""
     at_one, root = _at_branch_point(a, b)
     at_minus_one, _ = _at_branch_point(a, b, -1.0)
+    return isinf(a) | isinf(b), isnan(a) | isnan(b), at_one, at_minus_one, root
+
+
+def _acos_quadrant(a, b):
+    re, im = _xla(ops.ACOS, a, b)
+    anyinf, nan, at_one, at_minus_one, root = _classes_at_plus_minus_one(a, b)
     return patch(re, im, [
         (at_one, root, -root),                               # acos(1 + bi) = sqrt(b) (1 - i)
         (at_minus_one, PI - root, -root),
@@ -319,10 +324,7 @@ def _acos_quadrant(a, b):
 
 def _acosh_quadrant(a, b):
     re, im = _xla(ops.ACOSH, a, b)
-    anyinf = isinf(a) | isinf(b)
-    nan = isnan(a) | isnan(b)
-    at_one, root = _at_branch_point(a, b)
-    at_minus_one, _ = _at_branch_point(a, b, -1.0)
+    anyinf, nan, at_one, at_minus_one, root = _classes_at_plus_minus_one(a, b)
     return patch(re, im, [
         (at_one, root, root),                                # acosh(z) = i acos(z) for b >= 0
         (at_minus_one, root, PI - root),
