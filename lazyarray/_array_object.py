@@ -209,7 +209,7 @@ def _view_method(self, dtype):
         if not pair:
             raise TypeError(f"x.view({new}): from {old} only a dtype of the same size or a complex "
                             "dtype and its real dtype are supported")
-        if self.ndim == 0 or strides_of(self)[-1] != 1:
+        if self.ndim == 0 or (strides_of(self)[-1] != 1 and self.shape[-1] != 1):  # length 1: contiguous
             raise ValueError(f"x.view({new}): changing the item size needs a contiguous last axis")
         if old.kind != "c" and self.shape[-1] % 2:
             raise ValueError(f"x.view({new}): the last axis ({self.shape[-1]}) must have an even length")

@@ -200,3 +200,12 @@ def test_dtype_view_errors():
         xp.ones(4).view(xp.int8)
     with pytest.raises(ValueError, match="contiguous last axis"):
         xp.ones((2, 2), dtype=xp.complex128).mT.view(xp.float64)
+
+
+def test_view_as_real_after_a_reshape_to_a_unit_last_axis():
+    """SciPy's RBFInterpolator: reshape(y, (n, -1)) of a complex vector, then .view(float64)."""
+    y = np.arange(4) + 1j * np.arange(4)[::-1]
+    got = xp.reshape(xp.asarray(y), (4, -1)).view(xp.float64)
+    want = y.reshape(4, -1).view(np.float64)
+    np.testing.assert_array_equal(np.asarray(got), want)
+    assert got.shape == want.shape
