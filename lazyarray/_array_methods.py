@@ -16,7 +16,8 @@ import numpy as np
 from . import _dtypes as dt
 from . import _ops as ops
 from . import _searching_functions, _statistical_functions, _utility_functions
-from ._array_object import Array
+from . import _views
+from ._array_object import Array, make_view, strides_of
 from ._creation_functions import asarray
 from ._data_type_functions import astype
 from ._elementwise_functions import FUNCTIONS as _ELEMENTWISE, clip
@@ -231,4 +232,23 @@ Array.ravel = lambda self: reshape(self, (-1,))
 Array.conj = _conj
 Array.clip = lambda self, min=None, max=None: clip(self, min, max)
 Array.item = _item_method
+
+
+def _part(name):
+    """`x.real` / `x.imag` (numpy's, PyTorch's, JAX's, CuPy's attributes): the part of a complex
+    array as a read-only view (numpy's is writable: a write here raises instead of being lost);
+    a real array's `real` is a view of it and its `imag` read-only zeros, as in numpy."""
+    def part(self):
+        if self.dtype.kind == "c":
+            op = ops.REAL if name == "real" else ops.IMAG
+            step = _views.ReadOnly(op, f"x.{name}")
+            return make_view(self, step, tuple(2 * s for s in strides_of(self)))
+        if name == "real":
+            return make_view(self, _views.Reshape(self.shape), strides_of(self))
+        return make_view(self, _views.ReadOnly(lambda node: ops.constant(0, node.dtype, node.shape), "x.imag"),
+                         strides_of(self))
+    return property(part)
+
+
+Array.real, Array.imag = _part("real"), _part("imag")
 Array.tolist = _tolist_method

@@ -133,7 +133,7 @@ class ReadOnly(Step):
 
     def refusal(self):
         return ValueError(f"assignment destination is read-only: the result of {self.name} is a "
-                          "read-only view of its argument (as in numpy); write into a copy "
+                          "read-only view of its argument; write into a copy "
                           "(xp.asarray(v, copy=True)) instead")
 
 

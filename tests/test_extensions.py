@@ -391,3 +391,25 @@ def test_floating_functions_of_bool_arrays_and_real_only_functions_still_raise()
         xp.signbit(xp.asarray([1, 2]))  # outside the floating-point functions of one argument
     with pytest.raises(TypeError, match="floating"):
         xp.atan2(xp.asarray([1, 2]), xp.asarray([1, 2]))
+
+
+@pytest.mark.parametrize("values", [np.array([1 + 2j, -0.0 - 3j, np.nan + 1j], np.complex128),
+                                    np.array([[1 + 2j], [3 - 4j]], np.complex64), np.array([1.5, -2.0])])
+def test_real_and_imag_attributes_like_numpy(values):
+    x = xp.asarray(values)
+    for name in ("real", "imag"):
+        got, want = getattr(x, name), getattr(values, name)
+        assert got.shape == want.shape and np.asarray(got).dtype == want.dtype
+        np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_real_and_imag_of_complex_are_read_only_views_that_follow_writes():
+    x = xp.asarray(np.array([1 + 2j, 3 - 4j]))
+    re = x.real
+    x[0] = 5 + 6j
+    np.testing.assert_array_equal(np.asarray(re), [5.0, 3.0])  # a view sees later writes
+    with pytest.raises(ValueError, match="read-only"):
+        re[0] = 1.0  # numpy's would write into x: ours refuses rather than lose the write
+    r = xp.asarray([1.0, 2.0])
+    r.real[0] = 9.0  # a real array's .real is the array itself, as numpy's
+    np.testing.assert_array_equal(np.asarray(r), [9.0, 2.0])
