@@ -5,9 +5,16 @@ import sys
 os.environ.setdefault("LAZYARRAY_CHECKS", "1")
 # the graph verifier: every sync re-checks each node's shape/dtype rule before it runs
 os.environ.setdefault("LAZYARRAY_VERIFY", "1")
+# the on-disk compile cache: a per-session temp dir, never the user's home cache
+if "LAZYARRAY_CACHE_DIR" not in os.environ:
+    import atexit, shutil, tempfile
+    os.environ["LAZYARRAY_CACHE_DIR"] = tempfile.mkdtemp(prefix="lazyarray-test-cache-")
+    atexit.register(shutil.rmtree, os.environ["LAZYARRAY_CACHE_DIR"], True)
 if "lazyarray" in sys.modules:  # imported before this file: set the switches themselves
     sys.modules["lazyarray"].config.checks = os.environ["LAZYARRAY_CHECKS"] not in ("", "0")
     sys.modules["lazyarray"].config.verify = os.environ["LAZYARRAY_VERIFY"] not in ("", "0")
+    sys.modules["lazyarray"].config.cache_dir = sys.modules["lazyarray"].config._cache_dir_setting(
+        os.environ["LAZYARRAY_CACHE_DIR"])
 
 from hypothesis import HealthCheck, settings
 

@@ -1,7 +1,10 @@
 """Settings read once from the environment; each can be changed at run time with `lazyarray.config`.
 
 LAZYARRAY_NODE_BUDGET      nodes traced without a sync before the pending graph is cut (default 1000)
-LAZYARRAY_CACHE_DIR        directory of the on-disk compile cache (default: none)
+LAZYARRAY_CACHE_DIR        directory of the on-disk compile cache, so a second process compiles nothing
+                           (default: the per-user cache directory, `$XDG_CACHE_HOME/lazyarray` or
+                           `~/.cache/lazyarray`, `%LOCALAPPDATA%\\lazyarray` on Windows; empty, 0 or off:
+                           no disk cache, as `xp.config.cache_dir = None`). An unwritable one warns once.
 LAZYARRAY_CACHE_BYTES      size bound of that directory: past it the least recently used entries are
                            deleted after each write (default 1 GiB; 0: unbounded)
 LAZYARRAY_CACHE_SIZE       compiled programs kept in memory (default 1024)
@@ -34,13 +37,31 @@ and platform only before first use).
 import os
 
 
+def _default_cache_dir():
+    """The per-user cache directory's lazyarray folder (the platform's convention)."""
+    if os.name == "nt":
+        base = os.environ.get("LOCALAPPDATA") or os.path.join(os.path.expanduser("~"), "AppData", "Local")
+    else:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "lazyarray")
+
+
+def _cache_dir_setting(value):
+    """LAZYARRAY_CACHE_DIR's meaning: unset is the default directory, empty/0/off is no cache."""
+    if value is None:
+        return _default_cache_dir()
+    if value.strip().lower() in ("", "0", "off", "false", "no", "none"):
+        return None
+    return os.path.expanduser(value)
+
+
 def _int(name, default):
     v = os.environ.get(name)
     return int(v) if v else default
 
 
 node_budget = _int("LAZYARRAY_NODE_BUDGET", 1000)
-cache_dir = os.environ.get("LAZYARRAY_CACHE_DIR") or None
+cache_dir = _cache_dir_setting(os.environ.get("LAZYARRAY_CACHE_DIR"))  # None: no disk cache
 cache_max_bytes = _int("LAZYARRAY_CACHE_BYTES", 1 << 30)
 cache_size = _int("LAZYARRAY_CACHE_SIZE", 1024)
 max_graphs_per_site = _int("LAZYARRAY_MAX_GRAPHS_PER_SITE", 0)

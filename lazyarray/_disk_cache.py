@@ -13,7 +13,10 @@ entry). `write` writes a file of its own name in the entry's directory and renam
 entry (atomic on POSIX), so two processes storing one entry at once leave one whole file and a
 reader never sees half of one. After each write the directory is kept under
 `LAZYARRAY_CACHE_BYTES` by deleting the least recently used entries (a hit refreshes an entry's
-modification time). No jax import: the payload's bytes come from `_runtime`.
+modification time). A directory that cannot be written (read-only, a file in its place, no
+permission) never breaks the user's program: the first failed write warns once (RuntimeWarning)
+and later writes under that root are skipped, so the process runs on with in-memory programs.
+No jax import: the payload's bytes come from `_runtime`.
 """
 from __future__ import annotations
 
@@ -22,6 +25,7 @@ import os
 import struct
 import threading
 import time
+import warnings
 
 from . import _config
 
@@ -30,6 +34,7 @@ SUFFIX = ".xla"
 _HEAD = struct.Struct("<H")
 _SIZE = struct.Struct("<Q")
 _STALE_TMP_SECONDS = 3600  # a temporary file this old was left by a process that died mid-write
+_unwritable_roots = set()  # cache roots a write failed under: warned about once, then skipped
 
 
 def encode(payload: bytes, tag: str) -> bytes:
@@ -79,6 +84,9 @@ def write(path, payload, tag):
     """Store `payload` at `path` atomically, then bound the directory's size. A cache that
     cannot be written (disk full, read-only) costs a compile next time, never the user's call:
     returns False then."""
+    root = _config.cache_dir
+    if root in _unwritable_roots:
+        return False
     directory = os.path.dirname(path)
     tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.{time.monotonic_ns()}.tmp"
     try:
@@ -86,15 +94,26 @@ def write(path, payload, tag):
         with open(tmp, "wb") as f:
             f.write(encode(payload, tag))
         os.replace(tmp, path)
-    except OSError:
+    except OSError as exc:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        _note_unwritable(root, exc)
         return False
     if _config.cache_dir and _config.cache_max_bytes:
         enforce_bound(_config.cache_dir, _config.cache_max_bytes)
     return True
+
+
+def _note_unwritable(root, exc):
+    """Warn once that the cache under `root` cannot be written, and stop trying there."""
+    if root in _unwritable_roots:
+        return
+    _unwritable_roots.add(root)
+    warnings.warn(f"lazyarray: the on-disk compile cache {root!r} cannot be written ({exc}); running "
+                  "without it (programs compile again in the next process). Set LAZYARRAY_CACHE_DIR to a "
+                  "writable directory, or to 0 to switch the disk cache off.", RuntimeWarning, stacklevel=2)
 
 
 def _entries(root):

@@ -4,7 +4,9 @@ A program is keyed by (device id, platform, the plan's structural key, the outpu
 dead buffers); the structural key holds ops, attributes, shapes and dtypes, never data, so a
 loop over new values hits. The in-memory cache (`state.programs`) drops its oldest program past
 `LAZYARRAY_CACHE_SIZE`. A miss emits the graph's StableHLO (`_emit`) and builds it: loaded from
-the on-disk cache when an earlier process compiled the same text (`LAZYARRAY_CACHE_DIR`),
+the on-disk cache when an earlier process compiled the same text (`LAZYARRAY_CACHE_DIR`, on by
+default in the per-user cache directory; an entry's name hashes the text with lazyarray's and
+jaxlib's versions, its header names jax/jaxlib/device, so an upgrade never loads a stale program),
 compiled by XLA otherwise, now or on the background compile thread. A donating variant (outputs
 aliased to recycled buffers, `_pool`) is never compiled while the user waits: it is built in the
 background once its plain program exists, and the plain program serves until then.
@@ -109,6 +111,22 @@ def note_interpreter_error(site, exc):
     _note(metrics.interpreter_errors, f"{format_site(site)}: {type(exc).__name__}: {exc}")
 
 
+def _lazyarray_version():
+    try:
+        from importlib.metadata import version
+        return version("lazyarray")
+    except Exception:  # running from a source tree that was never installed
+        return "source"
+
+
+_DISK_KEY_PREFIX = f"lazyarray-{_lazyarray_version()}|"
+
+
+def _disk_path(text, device):
+    """Where the on-disk cache keeps this program text's executable (None: disk cache off)."""
+    return _runtime.disk_path(_DISK_KEY_PREFIX + text, device._pjrt)
+
+
 def _text_hash(text):
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -118,7 +136,7 @@ def from_disk(order, leaves, outputs, device):
     if not _config.cache_dir:
         return None
     text = emit_module(order, leaves, outputs, layout=program_layout(device, order, leaves, outputs))
-    return _load(text, _runtime.disk_path(text, device._pjrt), device)
+    return _load(text, _disk_path(text, device), device)
 
 
 def _load(text, path, device):
@@ -133,7 +151,7 @@ def _load(text, path, device):
 def _build(text, text_hash, device, where):
     """Load or compile one program (on the compile thread too: touches no engine state)."""
     t0 = time.perf_counter()
-    path = _runtime.disk_path(text, device._pjrt)
+    path = _disk_path(text, device)
     compiled = _load(text, path, device)
     if compiled is None:
         try:

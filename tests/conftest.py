@@ -5,6 +5,14 @@ os.environ.setdefault("SCIPY_ARRAY_API", "1")  # before anything imports scipy o
 os.environ.setdefault("LAZYARRAY_CHECKS", "1")
 # the graph verifier: every sync re-checks each node's shape/dtype rule before it runs (_verify)
 os.environ.setdefault("LAZYARRAY_VERIFY", "1")
+# the on-disk compile cache (on by default in the user's home) goes to a per-session temp dir, for
+# the subprocesses tests start too; in this process it stays off unless the caller set it, so a
+# test that counts compiles never sees a program an earlier test left on disk
+_USER_CACHE_DIR = "LAZYARRAY_CACHE_DIR" in os.environ
+if not _USER_CACHE_DIR:
+    import atexit, shutil, tempfile
+    os.environ["LAZYARRAY_CACHE_DIR"] = tempfile.mkdtemp(prefix="lazyarray-test-cache-")
+    atexit.register(shutil.rmtree, os.environ["LAZYARRAY_CACHE_DIR"], True)
 
 import numpy as np
 import pytest
@@ -13,6 +21,8 @@ import lazyarray as xp
 
 xp.config.checks = os.environ["LAZYARRAY_CHECKS"] not in ("", "0")  # (if imported before us)
 xp.config.verify = os.environ["LAZYARRAY_VERIFY"] not in ("", "0")
+if not _USER_CACHE_DIR:
+    xp.config.cache_dir = None
 
 
 @pytest.fixture
