@@ -10,6 +10,8 @@ from __future__ import annotations
 __array_api_version__ = "2025.12"
 SUPPORTED_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 
+from typing import TYPE_CHECKING as _TYPE_CHECKING  # noqa: E402
+
 from ._dtypes import (  # noqa: E402
     bool, complex64, complex128, float32, float64, int8, int16, int32, int64,
     uint8, uint16, uint32, uint64,
@@ -49,6 +51,44 @@ from . import fft  # noqa: E402
 from . import linalg  # noqa: E402
 
 globals().update(_ELEMENTWISE)
+
+if _TYPE_CHECKING:  # a static checker cannot run the line above: the same functions, by name
+    from ._elementwise_functions import (  # noqa: F401
+        abs, acos, acosh, asin, asinh, atan, atanh, bitwise_invert, ceil, conj, cos, cosh, exp,
+        expm1, floor, imag, isfinite, isinf, isnan, log, log1p, log2, log10, logical_not,
+        negative, positive, real, reciprocal, round, sign, signbit, sin, sinh, sqrt, square,
+        tan, tanh, trunc, add, atan2, bitwise_and, bitwise_left_shift, bitwise_or,
+        bitwise_right_shift, bitwise_xor, copysign, divide, equal, floor_divide, greater,
+        greater_equal, hypot, less, less_equal, logaddexp, logical_and, logical_or, logical_xor,
+        maximum, minimum, multiply, nextafter, not_equal, pow, remainder, subtract,
+    )
+
+# The public names (what `from lazyarray import *` gives, and what checkers such as pyright take as
+# this py.typed package's exports); tests/test_annotations.py checks it against the module.
+__all__ = [
+    "__array_namespace_info__", "Array", "Device", "SUPPORTED_VERSIONS", "abs", "acos", "acosh",
+    "add", "all", "any", "arange", "argmax", "argmin", "argsort", "asarray", "asin", "asinh",
+    "astype", "atan", "atan2", "atanh", "bitwise_and", "bitwise_invert", "bitwise_left_shift",
+    "bitwise_or", "bitwise_right_shift", "bitwise_xor", "bool", "broadcast_arrays",
+    "broadcast_shapes", "broadcast_to", "can_cast", "ceil", "clear_cache", "clip", "complex128",
+    "complex64", "concat", "config", "conj", "copysign", "cos", "cosh", "count_nonzero",
+    "cumulative_prod", "cumulative_sum", "diag", "diff", "divide", "e", "empty", "empty_like",
+    "equal", "evaluate", "exp", "expand_dims", "expm1", "eye", "fft", "finfo", "flip",
+    "float32", "float64", "floor", "floor_divide", "from_dlpack", "full", "full_like",
+    "graph_dot", "graph_text", "greater", "greater_equal", "hypot", "iinfo", "imag", "inf",
+    "int16", "int32", "int64", "int8", "isdtype", "isfinite", "isin", "isinf", "isnan", "less",
+    "less_equal", "linalg", "linspace", "log", "log10", "log1p", "log2", "logaddexp",
+    "logical_and", "logical_not", "logical_or", "logical_xor", "logspace", "matmul",
+    "matrix_transpose", "max", "maximum", "mean", "meshgrid", "metrics", "min", "minimum",
+    "moveaxis", "multiply", "nan", "negative", "newaxis", "nextafter", "nonzero", "not_equal",
+    "ones", "ones_like", "permute_dims", "pi", "positive", "pow", "prod", "real", "reciprocal",
+    "remainder", "repeat", "report", "reshape", "result_type", "roll", "round", "searchsorted",
+    "sign", "signbit", "sin", "sinh", "sort", "sqrt", "square", "squeeze", "stablehlo", "stack",
+    "std", "subtract", "sum", "take", "take_along_axis", "tan", "tanh", "tensordot", "tile",
+    "tril", "triu", "trunc", "uint16", "uint32", "uint64", "uint8", "unique_all",
+    "unique_counts", "unique_inverse", "unique_values", "unstack", "var", "vecdot", "where",
+    "zeros", "zeros_like",
+]
 
 import math as _math  # noqa: E402
 import sys as _sys  # noqa: E402

@@ -7,14 +7,26 @@ handle to an update node: functional underneath, mutable on top. The materializa
 from __future__ import annotations
 
 import builtins
+from collections.abc import Iterator
+from types import EllipsisType, ModuleType
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 
 from . import _dtypes as dt
 from . import _config, _engine, _host_alias, _host_data, _sharding_place, _views
-from ._devices import check_device, check_dtype
+from ._devices import Device, MeshDevice, check_device, check_dtype
+from ._dtypes import DType
 from ._pool import pool
 from ._graph import pending
+
+from ._sharding import Mesh, NamedSharding
+
+if TYPE_CHECKING:  # a name only the declarations in the class body use (importing it would be circular)
+    from ._typing import Axis
+
+# what x[key] and x[key] = v accept
+_Index: TypeAlias = "int | slice | EllipsisType | None | Array | tuple[int | slice | EllipsisType | None | Array, ...]"
 
 
 class Array:
@@ -50,34 +62,34 @@ class Array:
 
     # ------------------------------------------------------------ attributes
     @property
-    def dtype(self):
+    def dtype(self) -> DType:
         return self._node.dtype
 
     @property
-    def shape(self):
+    def shape(self) -> tuple[int, ...]:
         return self._node.shape
 
     @property
-    def ndim(self):
+    def ndim(self) -> int:
         return len(self._node.shape)
 
     @property
-    def size(self):
+    def size(self) -> int:
         n = 1
         for s in self._node.shape:
             n *= s
         return n
 
     @property
-    def device(self):
+    def device(self) -> Device | MeshDevice:
         return self._device
 
     @property
-    def sharding(self):
+    def sharding(self) -> NamedSharding | None:
         """How x is laid out over a mesh (`lazyarray.sharding.NamedSharding`); None on one device."""
         return _sharding_place.sharding(self)
 
-    def to_device(self, device, /, *, stream=None):
+    def to_device(self, device: Device | MeshDevice | str | NamedSharding | Mesh, /, *, stream: int | Any | None = None) -> Array:
         """Eager: a sync, then a copy (through the host, or XLA's move within a mesh)."""
         target = check_device(device)
         if target.mesh is not None or self._device.mesh is not None:
@@ -93,7 +105,7 @@ class Array:
     def _value(self, cause):
         return _engine.to_numpy(self._node, self._device, cause)
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         """numpy's view of x: without a copy asked for, a host array that aliases x (writes into
         it reach x, and x's later writes show in it: see `_host_alias`)."""
         if copy or (dtype is not None and np.dtype(dtype) != self.dtype.np):
@@ -108,10 +120,10 @@ class Array:
             raise TypeError(f"{cause}() needs an array of one element, got shape {self.shape}")
         return self._value(cause).reshape(())[()]
 
-    def __bool__(self):
+    def __bool__(self) -> bool:
         return builtins.bool(self._scalar_value("bool"))
 
-    def __int__(self):
+    def __int__(self) -> int:
         if self.dtype.kind == "c":
             raise TypeError("int() of a complex array")
         v = self._scalar_value("int")
@@ -119,20 +131,21 @@ class Array:
             raise (OverflowError if np.isinf(v) else ValueError)(f"cannot convert {v} to int")
         return int(v)
 
-    def __float__(self):
+    def __float__(self) -> float:
         if self.dtype.kind == "c":
             raise TypeError("float() of a complex array; take real() first")
         return float(self._scalar_value("float"))
 
-    def __complex__(self):
+    def __complex__(self) -> complex:
         return complex(self._scalar_value("complex"))
 
-    def __index__(self):
+    def __index__(self) -> int:
         if self.dtype.kind not in "iu":
             raise TypeError(f"only integer arrays can be used as an index, got {self.dtype}")
         return int(self._scalar_value("index"))
 
-    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+    def __dlpack__(self, *, stream: int | Any | None = None, max_version: tuple[int, int] | None = None,
+                   dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any:
         legacy = max_version is None or tuple(max_version) < (1, 0)  # unversioned capsule
         if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
             if copy is False or tuple(dl_device)[0] != _DL_CPU:
@@ -159,18 +172,18 @@ class Array:
         """`jnp.asarray(x)`: the device buffer itself (jax arrays are immutable, as our nodes)."""
         return self._shared_buffer("jax")
 
-    def __dlpack_device__(self):
+    def __dlpack_device__(self) -> tuple[int, int]:
         kind = _DL_DEVICE_TYPES.get(self._device.platform, _DL_CPU)
         return (kind, 0 if kind == _DL_CPU else self._device.id)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         body = np.array2string(self._value("repr"), separator=", ", prefix="Array(")
         return f"Array({body}, dtype={self.dtype.name})"
 
-    def __str__(self):
+    def __str__(self) -> str:
         return str(self._value("repr"))
 
-    def __format__(self, spec):
+    def __format__(self, spec: str) -> str:
         """`f"{x:.3f}"` of a 0-D array formats its value, as numpy does (a sync)."""
         if not spec:
             return str(self)
@@ -179,24 +192,107 @@ class Array:
                             "only 0-D arrays take a format spec")
         return format(self._scalar_value("format").item(), spec)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Array]:
         if self.ndim == 0:
             raise TypeError("iteration over a 0-D array")
         return (self[i] for i in range(self.shape[0]))
 
-    def __len__(self):
+    def __len__(self) -> int:
         if self.ndim == 0:
             raise TypeError("len() of a 0-D array")
         return self.shape[0]
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return id(self)
 
     # The operators, __getitem__/__setitem__, T/mT, __reduce__ and the methods that are
     # namespace functions are installed by `_array_methods`, a layer up.
+    if TYPE_CHECKING:
+        # ... so a static checker (mypy, pyright), which cannot run that layer, sees them declared
+        # here (never defined: TYPE_CHECKING is False at run time; tests/test_annotations.py checks
+        # that every name declared here exists on the class and every public one is declared).
+        def __add__(self, other: Array | bool | int | float | complex, /) -> Array: ...
+        def __radd__(self, other: Array | bool | int | float | complex, /) -> Array: ...
+        def __iadd__(self, other: Array | bool | int | float | complex, /) -> Array: ...
+        def __sub__(self, other: Array | bool | int | float | complex, /) -> Array: ...
+        def __rsub__(self, other: Array | bool | int | float | complex, /) -> Array: ...
+        def __isub__(self, other: Array | bool | int | float | complex, /) -> Array: ...
+        def __mul__(self, other: Array | bool | int | float | complex, /) -> Array: ...
+        def __rmul__(self, other: Array | bool | int | float | complex, /) -> Array: ...
+        def __imul__(self, other: Array | bool | int | float | complex, /) -> Array: ...
+        def __truediv__(self, other: Array | bool | int | float | complex, /) -> Array: ...
+        def __rtruediv__(self, other: Array | bool | int | float | complex, /) -> Array: ...
+        def __itruediv__(self, other: Array | bool | int | float | complex, /) -> Array: ...
+        def __floordiv__(self, other: Array | bool | int | float | complex, /) -> Array: ...
+        def __rfloordiv__(self, other: Array | bool | int | float | complex, /) -> Array: ...
+        def __ifloordiv__(self, other: Array | bool | int | float | complex, /) -> Array: ...
+        def __mod__(self, other: Array | bool | int | float | complex, /) -> Array: ...
+        def __rmod__(self, other: Array | bool | int | float | complex, /) -> Array: ...
+        def __imod__(self, other: Array | bool | int | float | complex, /) -> Array: ...
+        def __pow__(self, other: Array | bool | int | float | complex, /) -> Array: ...
+        def __rpow__(self, other: Array | bool | int | float | complex, /) -> Array: ...
+        def __ipow__(self, other: Array | bool | int | float | complex, /) -> Array: ...
+        def __matmul__(self, other: Array | bool | int | float | complex, /) -> Array: ...
+        def __rmatmul__(self, other: Array | bool | int | float | complex, /) -> Array: ...
+        def __imatmul__(self, other: Array | bool | int | float | complex, /) -> Array: ...
+        def __and__(self, other: Array | bool | int | float | complex, /) -> Array: ...
+        def __rand__(self, other: Array | bool | int | float | complex, /) -> Array: ...
+        def __iand__(self, other: Array | bool | int | float | complex, /) -> Array: ...
+        def __or__(self, other: Array | bool | int | float | complex, /) -> Array: ...
+        def __ror__(self, other: Array | bool | int | float | complex, /) -> Array: ...
+        def __ior__(self, other: Array | bool | int | float | complex, /) -> Array: ...
+        def __xor__(self, other: Array | bool | int | float | complex, /) -> Array: ...
+        def __rxor__(self, other: Array | bool | int | float | complex, /) -> Array: ...
+        def __ixor__(self, other: Array | bool | int | float | complex, /) -> Array: ...
+        def __lshift__(self, other: Array | bool | int | float | complex, /) -> Array: ...
+        def __rlshift__(self, other: Array | bool | int | float | complex, /) -> Array: ...
+        def __ilshift__(self, other: Array | bool | int | float | complex, /) -> Array: ...
+        def __rshift__(self, other: Array | bool | int | float | complex, /) -> Array: ...
+        def __rrshift__(self, other: Array | bool | int | float | complex, /) -> Array: ...
+        def __irshift__(self, other: Array | bool | int | float | complex, /) -> Array: ...
+        def __lt__(self, other: Array | bool | int | float | complex, /) -> Array: ...
+        def __le__(self, other: Array | bool | int | float | complex, /) -> Array: ...
+        def __gt__(self, other: Array | bool | int | float | complex, /) -> Array: ...
+        def __ge__(self, other: Array | bool | int | float | complex, /) -> Array: ...
+        def __eq__(self, other: Array | bool | int | float | complex, /) -> Array: ...  # type: ignore[override]
+        def __ne__(self, other: Array | bool | int | float | complex, /) -> Array: ...  # type: ignore[override]
+        def __neg__(self) -> Array: ...
+        def __pos__(self) -> Array: ...
+        def __abs__(self) -> Array: ...
+        def __invert__(self) -> Array: ...
+        def __getitem__(self, key: _Index, /) -> Array: ...
+        def __setitem__(self, key: _Index, value: Array | bool | int | float | complex, /) -> None: ...
+        def __array_namespace__(self, /, *, api_version: str | None = None) -> ModuleType: ...
+        @property
+        def T(self) -> Array: ...
+        @property
+        def mT(self) -> Array: ...
+        @property
+        def real(self) -> Array: ...
+        @property
+        def imag(self) -> Array: ...
+        # methods beyond the standard (numpy's, which consumers call: see `_array_methods`)
+        def reshape(self, *shape: int | tuple[int, ...], copy: bool | None = None) -> Array: ...
+        def sum(self, axis: Axis | list[int] = None, keepdims: bool = False, **kwargs: Any) -> Array: ...
+        def prod(self, axis: Axis | list[int] = None, keepdims: bool = False, **kwargs: Any) -> Array: ...
+        def mean(self, axis: Axis | list[int] = None, keepdims: bool = False, **kwargs: Any) -> Array: ...
+        def max(self, axis: Axis | list[int] = None, keepdims: bool = False, **kwargs: Any) -> Array: ...
+        def min(self, axis: Axis | list[int] = None, keepdims: bool = False, **kwargs: Any) -> Array: ...
+        def any(self, axis: Axis | list[int] = None, keepdims: bool = False, **kwargs: Any) -> Array: ...
+        def all(self, axis: Axis | list[int] = None, keepdims: bool = False, **kwargs: Any) -> Array: ...
+        def argmax(self, axis: int | None = None, keepdims: bool = False) -> Array: ...
+        def argmin(self, axis: int | None = None, keepdims: bool = False) -> Array: ...
+        def squeeze(self, axis: int | tuple[int, ...] | None = None) -> Array: ...
+        def flatten(self) -> Array: ...
+        def ravel(self) -> Array: ...
+        def conj(self) -> Array: ...
+        def clip(self, min: Array | int | float | None = None, max: Array | int | float | None = None) -> Array: ...
+        def item(self) -> bool | int | float | complex: ...
+        def tolist(self) -> Any: ...
+        def view(self, dtype: DType) -> Array: ...
 
 
-def _view_method(self, dtype):
+def _view_method(self: Array, dtype: DType) -> Array:
     """`x.view(dtype)`: numpy's (and PyTorch's, JAX's, CuPy's) reinterpretation of x's bytes as
     another dtype, a view as in numpy (writes through it reach x). Item sizes must agree, or be
     a complex dtype and its real dtype (the last axis then doubles or halves)."""

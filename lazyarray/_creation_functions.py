@@ -12,6 +12,7 @@ from . import _ops as ops
 from . import _views
 from ._array_object import Array, make_view
 from ._devices import check_device
+from ._typing import Any, DeviceLike, DType, Literal, Scalar, Shape, SupportsBufferProtocol
 from ._elementwise_functions import FUNCTIONS as _ELEMENTWISE
 from ._graph import leaf_from_host
 from ._host_data import leaf, numpy_leaf
@@ -56,7 +57,8 @@ def from_host(host: np.ndarray, device):
 
 
 @placed()
-def asarray(obj, /, *, dtype=None, device=None, copy=None):
+def asarray(obj: Array | Scalar | SupportsBufferProtocol, /, *, dtype: DType | None = None,
+            device: DeviceLike | None = None, copy: bool | None = None) -> Array:
     if isinstance(obj, Array):
         if device is not None and moves(obj, device):
             if copy is False:
@@ -127,7 +129,8 @@ def _check_nested(obj):
 
 
 @placed()
-def full(shape, fill_value, *, dtype=None, device=None):
+def full(shape: Shape, fill_value: Scalar | Array, *, dtype: DType | None = None,
+         device: DeviceLike | None = None) -> Array:
     shape = _shape(shape)
     device = check_device(device)
     if isinstance(fill_value, (np.generic, np.ndarray)) and np.ndim(fill_value) == 0:
@@ -162,17 +165,17 @@ def _filled(value, shape, dtype, device):
 
 
 @placed()
-def zeros(shape, *, dtype=None, device=None):
+def zeros(shape: Shape, *, dtype: DType | None = None, device: DeviceLike | None = None) -> Array:
     return _filled(0, shape, _dtype_or(dtype, dt.DEFAULT_FLOAT), device)
 
 
 @placed()
-def ones(shape, *, dtype=None, device=None):
+def ones(shape: Shape, *, dtype: DType | None = None, device: DeviceLike | None = None) -> Array:
     return _filled(1, shape, _dtype_or(dtype, dt.DEFAULT_FLOAT), device)
 
 
 @placed()
-def empty(shape, *, dtype=None, device=None):
+def empty(shape: Shape, *, dtype: DType | None = None, device: DeviceLike | None = None) -> Array:
     return zeros(shape, dtype=dtype, device=device)
 
 
@@ -183,31 +186,34 @@ def _like(x, dtype, device):
 
 
 @placed(like=True)
-def zeros_like(x, /, *, dtype=None, device=None):
+def zeros_like(x: Array, /, *, dtype: DType | None = None, device: DeviceLike | None = None) -> Array:
     shape, dtype, device = _like(x, dtype, device)
     return zeros(shape, dtype=dtype, device=device)
 
 
 @placed(like=True)
-def ones_like(x, /, *, dtype=None, device=None):
+def ones_like(x: Array, /, *, dtype: DType | None = None, device: DeviceLike | None = None) -> Array:
     shape, dtype, device = _like(x, dtype, device)
     return ones(shape, dtype=dtype, device=device)
 
 
 @placed(like=True)
-def empty_like(x, /, *, dtype=None, device=None):
+def empty_like(x: Array, /, *, dtype: DType | None = None, device: DeviceLike | None = None) -> Array:
     shape, dtype, device = _like(x, dtype, device)
     return empty(shape, dtype=dtype, device=device)
 
 
 @placed(like=True)
-def full_like(x, /, fill_value, *, dtype=None, device=None):
+def full_like(x: Array, /, fill_value: Scalar | Array, *, dtype: DType | None = None,
+              device: DeviceLike | None = None) -> Array:
     shape, dtype, device = _like(x, dtype, device)
     return full(shape, fill_value, dtype=dtype, device=device)
 
 
 @placed()
-def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
+def arange(start: int | float | Array, /, stop: int | float | Array | None = None,
+           step: int | float | Array = 1, *, dtype: DType | None = None,
+           device: DeviceLike | None = None) -> Array:
     # An extension: 0-D arrays as bounds (numpy, PyTorch, JAX and CuPy accept them). The length
     # depends on their values, so they are read (a sync).
     start, stop, step = (_scalar_of(v, "arange") for v in (start, stop, step))
@@ -264,7 +270,9 @@ def _bound_node(v, dtype, shape):
 
 
 @placed()
-def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
+def linspace(start: int | float | complex, stop: int | float | complex, /, num: int, *,
+             dtype: DType | None = None, device: DeviceLike | None = None,
+             endpoint: bool = True) -> Array:
     num = operator.index(num)
     if num < 0:
         raise ValueError("linspace: num must be non-negative")
@@ -305,7 +313,8 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
 
 
 @placed()
-def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
+def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: DType | None = None,
+        device: DeviceLike | None = None) -> Array:
     n_cols = n_rows if n_cols is None else n_cols
     shape = _shape((n_rows, n_cols))
     dtype = _dtype_or(dtype, dt.DEFAULT_FLOAT)
@@ -317,7 +326,7 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
 
 
 @placed()
-def from_dlpack(x, /, *, device=None, copy=None):
+def from_dlpack(x: Any, /, *, device: DeviceLike | None = None, copy: bool | None = None) -> Array:
     if not hasattr(x, "__dlpack__"):
         raise TypeError(f"from_dlpack needs an object with __dlpack__, got {type(x).__name__}")
     target = check_device(device if device is not None else _producer_device(x))
@@ -342,7 +351,7 @@ def _producer_device(x):
     return "cpu" if int(kind) == 1 else None
 
 
-def meshgrid(*arrays, indexing="xy"):
+def meshgrid(*arrays: Array, indexing: Literal["xy", "ij"] = "xy") -> tuple[Array, ...]:
     if indexing not in ("xy", "ij"):
         raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
     for a in arrays:
@@ -378,16 +387,18 @@ def _tri(x, k, lower):
     return Array._wrap(ops.select(keep, x._node, ops.constant(0, x.dtype, shape)), x.device)
 
 
-def tril(x, /, *, k=0):
+def tril(x: Array, /, *, k: int = 0) -> Array:
     return _tri(x, operator.index(k), True)
 
 
-def triu(x, /, *, k=0):
+def triu(x: Array, /, *, k: int = 0) -> Array:
     return _tri(x, operator.index(k), False)
 
 
 @placed()
-def logspace(start, stop, /, num=50, *, endpoint=True, base=10.0, dtype=None, device=None):
+def logspace(start: int | float, stop: int | float, /, num: int = 50, *, endpoint: bool = True,
+             base: float = 10.0, dtype: DType | None = None,
+             device: DeviceLike | None = None) -> Array:
     """An extension (numpy, PyTorch, JAX and CuPy have it; SciPy's tests call it): `base **
     linspace(start, stop, num)`, numpy's definition. An integer dtype truncates, as numpy's."""
     target = None if dtype is None else dt.as_dtype(dtype)
@@ -401,7 +412,7 @@ def logspace(start, stop, /, num=50, *, endpoint=True, base=10.0, dtype=None, de
     return out
 
 
-def diag(v, /, k=0):
+def diag(v: Array, /, k: int = 0) -> Array:
     """An extension (numpy, PyTorch, JAX and CuPy all have it; SciPy's RBFInterpolator calls it):
     a 1-D `v` gives the square matrix with `v` on its k-th diagonal (a new array); a 2-D `v`
     gives its k-th diagonal as a read-only view, as numpy's."""

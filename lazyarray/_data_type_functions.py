@@ -10,9 +10,10 @@ from . import _dtypes as dt
 from . import _ops as ops
 from ._array_object import Array
 from ._helpers import check_array
+from ._typing import DeviceLike, DType, DTypeKind
 
 
-def astype(x, dtype, /, *, copy=True, device=None):
+def astype(x: Array, dtype: DType, /, *, copy: bool = True, device: DeviceLike | None = None) -> Array:
     check_array(x)
     dtype = dt.as_dtype(dtype)
     if x.dtype.kind == "c" and dtype.kind not in "cb":
@@ -30,7 +31,7 @@ def astype(x, dtype, /, *, copy=True, device=None):
     return out
 
 
-def can_cast(from_, to, /):
+def can_cast(from_: DType | Array, to: DType, /) -> bool:
     if isinstance(from_, Array):
         from_ = from_.dtype
     from_, to = dt.as_dtype(from_), dt.as_dtype(to)
@@ -61,7 +62,7 @@ class iinfo_object:
     dtype: dt.DType
 
 
-def finfo(type, /):
+def finfo(type: DType | Array, /) -> finfo_object:
     d = type.dtype if isinstance(type, Array) else dt.as_dtype(type)
     if d.kind not in "fc":
         raise ValueError(f"finfo needs a floating dtype, got {d}")
@@ -70,7 +71,7 @@ def finfo(type, /):
     return finfo_object(real.bits, float(f.eps), float(f.max), float(f.min), float(f.smallest_normal), real)
 
 
-def iinfo(type, /):
+def iinfo(type: DType | Array, /) -> iinfo_object:
     d = type.dtype if isinstance(type, Array) else dt.as_dtype(type)
     if d.kind not in "iu":
         raise ValueError(f"iinfo needs an integer dtype, got {d}")
@@ -93,7 +94,7 @@ def _numpy_dtype(d):
     return None
 
 
-def isdtype(dtype, kind):
+def isdtype(dtype: DType, kind: DTypeKind) -> bool:
     if not isinstance(dtype, dt.DType):
         ours = _numpy_dtype(dtype)
         if ours is None:
@@ -114,7 +115,7 @@ def isdtype(dtype, kind):
     raise TypeError(f"isdtype: kind must be a dtype, a string or a tuple, got {kind!r}")
 
 
-def result_type(*arrays_and_dtypes):
+def result_type(*arrays_and_dtypes: Array | DType | bool | int | float | complex) -> DType:
     dtypes, scalars = [], []
     for a in arrays_and_dtypes:
         if isinstance(a, Array):

@@ -11,9 +11,10 @@ from ._graph import toposort
 from ._graph_text import format_graph
 from ._helpers import check_array
 from ._metrics import metrics
+from ._array_object import Array
 
 
-def evaluate(*arrays):
+def evaluate(*arrays: Array) -> Array | tuple[Array, ...]:
     """Materialize all arrays in ONE compiled program; their results stay on the device."""
     if len(arrays) == 1:
         a = check_array(arrays[0], "evaluate argument")
@@ -37,13 +38,13 @@ def _nodes(arrays):
     return order, leaves, nodes
 
 
-def graph_text(*arrays):
+def graph_text(*arrays: Array) -> str:
     """The pending graph behind the arrays, one node a line."""
     order, leaves, outs = _nodes(arrays)
     return format_graph(order, leaves, outs)
 
 
-def graph_dot(*arrays):
+def graph_dot(*arrays: Array) -> str:
     """The pending graph in Graphviz dot."""
     order, leaves, outs = _nodes(arrays)
     names = {}
@@ -62,7 +63,7 @@ def graph_dot(*arrays):
     return "\n".join(lines)
 
 
-def stablehlo(*arrays):
+def stablehlo(*arrays: Array) -> str:
     """The StableHLO module that would compute the arrays now."""
     order, leaves, outs = _nodes(arrays)
     pending = [o for o in outs if o.op is not None]
@@ -73,7 +74,7 @@ def stablehlo(*arrays):
     return emit_module(order, leaves, pending, layout=program_layout(arrays[0]._device, order, leaves, pending))
 
 
-def report():
+def report() -> str:
     """The metrics report as text (print it)."""
     return metrics.report()
 

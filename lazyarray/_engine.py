@@ -32,7 +32,7 @@ from ._metrics import metrics, user_site
 from ._run_program import input_buffer as _input_buffer, run as _run  # noqa: F401
 
 
-def clear_cache():
+def clear_cache() -> None:
     """Forget compiled programs, sightings, loop state and kept buffers (`state.reset`); pending
     checked-mode checks stay, they belong to live arrays."""
     state.reset(keep_checks=True)

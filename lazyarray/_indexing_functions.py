@@ -21,7 +21,7 @@ def _check_indices(x, indices, fname):
         raise ValueError(f"{fname}: x is on {x._device}, indices on {indices._device}")
 
 
-def take(x, indices, /, *, axis=None):
+def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
     _check_indices(x, indices, "take")
     if x.ndim == 0:
         raise ValueError("take: x must have at least one axis")
@@ -47,7 +47,7 @@ def take(x, indices, /, *, axis=None):
     return Array._wrap(ops.transpose(out, perm), x._device)
 
 
-def take_along_axis(x, indices, /, *, axis=-1):
+def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
     _check_indices(x, indices, "take_along_axis")
     if x.ndim == 0 or indices.ndim != x.ndim:
         raise ValueError(f"take_along_axis: x and indices must have the same number (>0) of "

@@ -3,19 +3,20 @@ from __future__ import annotations
 
 from . import _dtypes as dt
 from ._devices import DeviceTuple, all_devices, check_device, default_device, dtypes_of
+from ._typing import DeviceLike, DType, DTypeKind, MeshDevice, Device
 
 
 class __array_namespace_info__:
     """What this namespace supports, as the standard's inspection API reports it."""
 
-    def capabilities(self):
+    def capabilities(self) -> dict[str, bool | int | None]:
         # boolean indexing and nonzero need the count of True values first: a sync, but supported
         return {"boolean indexing": True, "data-dependent shapes": True, "max dimensions": None}
 
-    def default_device(self):
+    def default_device(self) -> Device | MeshDevice:
         return default_device()
 
-    def default_dtypes(self, *, device=None):
+    def default_dtypes(self, *, device: DeviceLike | None = None) -> dict[str, DType]:
         """On a device without 64-bit floating point (TPU): float32 and complex64."""
         missing = check_device(device).missing_dtypes
         real = dt.float32 if dt.DEFAULT_FLOAT in missing else dt.DEFAULT_FLOAT
@@ -23,7 +24,8 @@ class __array_namespace_info__:
         return {"real floating": real, "complex floating": complex_,
                 "integral": dt.DEFAULT_INT, "indexing": dt.DEFAULT_INDEX}
 
-    def dtypes(self, *, device=None, kind=None):
+    def dtypes(self, *, device: DeviceLike | None = None,
+               kind: DTypeKind | None = None) -> dict[str, DType]:
         """The dtypes `device` supports (all of them on CPU and GPU; no float64/complex128 on TPU)."""
         have = dtypes_of(check_device(device))
         if kind is None:
@@ -39,5 +41,5 @@ class __array_namespace_info__:
                 raise ValueError(f"dtypes: unknown kind {k!r}")
         return {d.name: d for d in have if d in selected}
 
-    def devices(self):
+    def devices(self) -> DeviceTuple:
         return DeviceTuple(all_devices())

@@ -3,6 +3,7 @@ lives with the manipulation functions)."""
 from __future__ import annotations
 
 import operator
+from collections.abc import Sequence
 
 from . import _dtypes as dt
 from . import _ops as ops
@@ -21,7 +22,7 @@ def _numeric_pair(x1, x2, fname):
     return ops.convert(x1._node, dtype), ops.convert(x2._node, dtype), dtype
 
 
-def matmul(x1, x2, /):
+def matmul(x1: Array, x2: Array, /) -> Array:
     a, b, dtype = _numeric_pair(x1, x2, "matmul")
     if a.shape == () or b.shape == ():
         raise ValueError("matmul: 0-D operands are not allowed; use multiply")
@@ -41,7 +42,8 @@ def matmul(x1, x2, /):
     return Array._wrap(ops.reshape(out, shape), x1.device)
 
 
-def tensordot(x1, x2, /, *, axes=2):
+def tensordot(x1: Array, x2: Array, /, *,
+              axes: int | tuple[Sequence[int], Sequence[int]] = 2) -> Array:
     a, b, dtype = _numeric_pair(x1, x2, "tensordot")
     if isinstance(axes, int) or hasattr(axes, "__index__"):
         n = operator.index(axes)
@@ -63,7 +65,7 @@ def tensordot(x1, x2, /, *, axes=2):
     return Array._wrap(ops.dot_general(a, b, (), (), ax1, ax2), x1.device)
 
 
-def vecdot(x1, x2, /, *, axis=-1):
+def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     a, b, dtype = _numeric_pair(x1, x2, "vecdot")
     if not x1.ndim or not x2.ndim:
         raise ValueError("vecdot: operands need at least one dimension")

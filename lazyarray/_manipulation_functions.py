@@ -10,9 +10,10 @@ from . import _ops as ops
 from . import _views
 from ._array_object import Array, make_view, strides_of
 from ._helpers import broadcast_shapes, check_array, normalize_axis
+from ._typing import Axis
 
 
-def reshape(x, /, shape, *, copy=None):
+def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) -> Array:
     check_array(x)
     if isinstance(shape, int):
         shape = (shape,)
@@ -42,7 +43,7 @@ def _flat(x):
     return Array._wrap(ops.reshape(x._node, (x.size,)), x.device)
 
 
-def permute_dims(x, /, axes):
+def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
     check_array(x)
     axes = tuple(normalize_axis(a, x.ndim) for a in axes)
     if sorted(axes) != list(range(x.ndim)):
@@ -55,14 +56,14 @@ def _transposed(x, perm):
     return make_view(x, _views.Transpose(perm), _views.transposed_strides(strides_of(x), perm))
 
 
-def matrix_transpose(x, /):
+def matrix_transpose(x: Array, /) -> Array:
     check_array(x)
     if x.ndim < 2:
         raise ValueError(f"matrix_transpose needs at least 2 dimensions, got shape {x.shape}")
     return _transposed(x, tuple(range(x.ndim - 2)) + (x.ndim - 1, x.ndim - 2))
 
 
-def broadcast_to(x, /, shape):
+def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
     check_array(x)
     shape = tuple(operator.index(s) for s in shape)
     if len(shape) < x.ndim or broadcast_shapes(x.shape, shape) != shape:
@@ -76,7 +77,7 @@ def _broadcast_view(x, shape, fname):
     return make_view(x, step, _views.broadcast_strides(x.shape, strides_of(x), shape))
 
 
-def broadcast_arrays(*arrays):
+def broadcast_arrays(*arrays: Array) -> tuple[Array, ...]:
     for a in arrays:
         check_array(a)
     shape = broadcast_shapes(*(a.shape for a in arrays))
@@ -86,11 +87,11 @@ def broadcast_arrays(*arrays):
                  for a in arrays)
 
 
-def broadcast_shapes_(*shapes):
+def broadcast_shapes_(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     return broadcast_shapes(*(tuple(s) for s in shapes))
 
 
-def expand_dims(x, /, axis):
+def expand_dims(x: Array, /, axis: int | tuple[int, ...]) -> Array:
     check_array(x)
     axes = axis if isinstance(axis, tuple) else (axis,)
     n = x.ndim + len(axes)
@@ -104,7 +105,7 @@ def expand_dims(x, /, axis):
     return make_view(x, _views.Reshape(tuple(shape)), tuple(strides))
 
 
-def squeeze(x, /, axis):
+def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
     check_array(x)
     axes = axis if isinstance(axis, tuple) else (axis,)
     axes = {normalize_axis(a, x.ndim) for a in axes}
@@ -131,7 +132,7 @@ def _common(arrays, fname):
     return arrays, dtype
 
 
-def concat(arrays, /, *, axis=0):
+def concat(arrays: tuple[Array, ...] | list[Array], /, *, axis: int | None = 0) -> Array:
     arrays, dtype = _common(arrays, "concat")
     if axis is None:
         arrays = [_flat(a) for a in arrays]
@@ -148,7 +149,7 @@ def concat(arrays, /, *, axis=0):
     return Array._wrap(ops.concatenate(nodes, axis), arrays[0].device)
 
 
-def stack(arrays, /, *, axis=0):
+def stack(arrays: tuple[Array, ...] | list[Array], /, *, axis: int = 0) -> Array:
     arrays, dtype = _common(arrays, "stack")
     shape = arrays[0].shape
     if any(a.shape != shape for a in arrays):
@@ -159,7 +160,7 @@ def stack(arrays, /, *, axis=0):
     return Array._wrap(ops.concatenate(nodes, axis), arrays[0].device)
 
 
-def unstack(x, /, *, axis=0):
+def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
     check_array(x)
     if x.ndim == 0:
         raise ValueError("unstack: a 0-D array has no axis to split along")
@@ -176,7 +177,7 @@ def _axes_tuple(axis, ndim, fname):
     return tuple(normalize_axis(a, ndim, f"{fname}: axis") for a in axes)
 
 
-def flip(x, /, *, axis=None):
+def flip(x: Array, /, *, axis: Axis = None) -> Array:
     check_array(x)
     axes = tuple(range(x.ndim)) if axis is None else _axes_tuple(axis, x.ndim, "flip")
     if len(set(axes)) != len(axes):
@@ -186,7 +187,7 @@ def flip(x, /, *, axis=None):
     return make_view(x, _views.Reverse(axes), _views.reversed_strides(strides_of(x), axes))
 
 
-def roll(x, /, shift, *, axis=None):
+def roll(x: Array, /, shift: int | tuple[int, ...], *, axis: Axis = None) -> Array:
     check_array(x)
     shifts = shift if isinstance(shift, tuple) else (shift,)
     shifts = tuple(operator.index(s) for s in shifts)
@@ -218,7 +219,7 @@ def roll(x, /, shift, *, axis=None):
     return Array._wrap(node, x.device)
 
 
-def moveaxis(x, source, destination, /):
+def moveaxis(x: Array, source: int | tuple[int, ...], destination: int | tuple[int, ...], /) -> Array:
     check_array(x)
     # an extension: lists of axes as well as tuples (numpy, PyTorch, JAX and CuPy accept them)
     source, destination = (tuple(a) if isinstance(a, list) else a for a in (source, destination))
@@ -234,7 +235,7 @@ def moveaxis(x, source, destination, /):
     return _transposed(x, tuple(perm))
 
 
-def tile(x, repetitions, /):
+def tile(x: Array, repetitions: tuple[int, ...], /) -> Array:
     check_array(x)
     reps = tuple(operator.index(r) for r in repetitions)
     if any(r < 0 for r in reps):
@@ -248,7 +249,7 @@ def tile(x, repetitions, /):
     return Array._wrap(ops.reshape(node, tuple(r * n for r, n in zip(reps, shape))), x.device)
 
 
-def repeat(x, repeats, /, *, axis=None):
+def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Array:
     """An int `repeats` is static (a broadcast); an array `repeats` fixes the output length by
     its values: one sync reads its sum (and its minimum, to reject negative counts)."""
     check_array(x)

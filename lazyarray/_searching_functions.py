@@ -8,6 +8,7 @@ from . import _ops as ops
 from ._advanced_indexing import true_positions, unravel
 from ._array_object import Array
 from ._helpers import _scalar, binary_operands, broadcast_shapes, check_array, is_scalar, normalize_axes, normalize_axis
+from ._typing import ArrayOrScalar, Axis, Literal
 
 
 # ---------------------------------------------------------------- argmax / argmin
@@ -36,17 +37,17 @@ def _arg_extreme(x, axis, keepdims, kind, fname):
     return Array._wrap(out, x._device)
 
 
-def argmax(x, /, *, axis=None, keepdims=False):
+def argmax(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
     return _arg_extreme(x, axis, keepdims, "max", "argmax")
 
 
-def argmin(x, /, *, axis=None, keepdims=False):
+def argmin(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
     return _arg_extreme(x, axis, keepdims, "min", "argmin")
 
 
 # ---------------------------------------------------------------- counting and positions
 
-def count_nonzero(x, /, *, axis=None, keepdims=False):
+def count_nonzero(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
     check_array(x)
     axes = normalize_axes(axis, x.ndim)
     node = x._node
@@ -61,7 +62,7 @@ def count_nonzero(x, /, *, axis=None, keepdims=False):
     return Array._wrap(out, x._device)
 
 
-def nonzero(x, /):
+def nonzero(x: Array, /) -> tuple[Array, ...]:
     check_array(x)
     if x.ndim == 0:
         raise ValueError("nonzero: a 0-D array has no axes to index; use x[None] or bool(x)")
@@ -81,7 +82,8 @@ def _total_less(a, b):
     return ops.OR(lt, ops.AND(anum, bnan))
 
 
-def searchsorted(x1, x2, /, *, side="left", sorter=None):
+def searchsorted(x1: Array, x2: ArrayOrScalar, /, *, side: Literal["left", "right"] = "left",
+                 sorter: Array | None = None) -> Array:
     check_array(x1, "x1")
     if x1.ndim != 1:
         raise ValueError(f"searchsorted: x1 must be one-dimensional, got shape {x1.shape}")
@@ -146,7 +148,7 @@ def _scalars_dtype(*values):
     return dt.bool
 
 
-def where(condition, x1, x2, /):
+def where(condition: Array, x1: ArrayOrScalar, x2: ArrayOrScalar, /) -> Array:
     check_array(condition, "condition")
     if condition.dtype is not dt.bool:
         raise TypeError(f"where: condition must be a boolean array, got {condition.dtype}")

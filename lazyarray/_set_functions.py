@@ -25,6 +25,7 @@ from ._array_object import Array
 from ._helpers import _scalar, check_array, is_scalar
 from ._searching_functions import searchsorted
 from ._sorting_functions import sort
+from ._typing import ArrayOrScalar
 
 E = ops.elementwise
 
@@ -114,22 +115,22 @@ class _Runs:
         return self._wrap(ops.reshape(inv, self.x.shape))
 
 
-def unique_all(x, /):
+def unique_all(x: Array, /) -> UniqueAllResult:
     r = _Runs(x)
     return UniqueAllResult(r.values(), r.indices(), r.inverse_indices(), r.counts())
 
 
-def unique_counts(x, /):
+def unique_counts(x: Array, /) -> UniqueCountsResult:
     r = _Runs(x)
     return UniqueCountsResult(r.values(), r.counts())
 
 
-def unique_inverse(x, /):
+def unique_inverse(x: Array, /) -> UniqueInverseResult:
     r = _Runs(x)
     return UniqueInverseResult(r.values(), r.inverse_indices())
 
 
-def unique_values(x, /):
+def unique_values(x: Array, /) -> Array:
     return _Runs(x).values()
 
 
@@ -159,7 +160,7 @@ def _scalar_or_none(value, array_dtype):
         return None
 
 
-def isin(x1, x2, /, *, invert=False):
+def isin(x1: ArrayOrScalar, x2: ArrayOrScalar, /, *, invert: bool = False) -> Array:
     n1, n2, device = _isin_operands(x1, x2)
     shape = x1.shape if isinstance(x1, Array) else ()
     if n1 is None or n2 is None or 0 in shape or math.prod(n2.shape) == 0:

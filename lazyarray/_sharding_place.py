@@ -11,6 +11,8 @@ the host from another device).
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -20,11 +22,14 @@ from ._graph import leaf_from_buffer
 from ._sharding_rules import spec_of
 
 
-def placed(like=False):
+_Creator = TypeVar("_Creator", bound=Callable[..., Any])
+
+
+def placed(like: bool = False) -> Callable[[_Creator], _Creator]:
     """Decorates a creation function: its `device=` may be a NamedSharding (the new array is laid
     out so) and its result's dtype must exist on its device. With `like`, `*_like(x)` without a
     device keeps x's layout when x is on a mesh, as its device."""
-    def decorate(fn):
+    def decorate(fn: _Creator) -> _Creator:
         @functools.wraps(fn)  # (inspect.signature reports fn's own signature)
         def create(*args, device=None, **kwargs):
             if isinstance(device, _sharding.NamedSharding):  # host data goes out in shards
@@ -35,7 +40,7 @@ def placed(like=False):
             if device is None and like and out._device.mesh is not None:
                 device = sharding(args[0])
             return place(out, device)
-        return create
+        return create  # type: ignore[return-value]  (the same signature: functools.wraps)
     return decorate
 
 

@@ -27,7 +27,7 @@ def _axis(x, axis, fname):
     return normalize_axis(axis, x.ndim)
 
 
-def sort(x, /, *, axis=-1, descending=False, stable=True):
+def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
     axis = _axis(x, axis, "sort")
     if x.shape[axis] <= 1:
         return Array._wrap(x._node, x.device)  # a new handle: mutating it leaves x alone
@@ -35,7 +35,7 @@ def sort(x, /, *, axis=-1, descending=False, stable=True):
     return Array._wrap(out, x.device)
 
 
-def argsort(x, /, *, axis=-1, descending=False, stable=True):
+def argsort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
     axis = _axis(x, axis, "argsort")
     positions = ops.iota(x.shape, axis, dt.DEFAULT_INDEX)
     if x.shape[axis] <= 1:

@@ -9,6 +9,7 @@ from . import _dtypes as dt
 from . import _ops as ops
 from ._array_object import Array
 from ._helpers import check_array, normalize_axes, normalize_axis
+from ._typing import Axis, DType
 
 
 def _keep(node, axes, keepdims, in_shape):
@@ -40,11 +41,11 @@ def _accumulate(x, axis, dtype, keepdims, kind, fname):
     return Array._wrap(_keep(ops.reduce(node, axes, kind), axes, keepdims, x.shape), x.device)
 
 
-def sum(x, /, *, axis=None, dtype=None, keepdims=False):
+def sum(x: Array, /, *, axis: Axis = None, dtype: DType | None = None, keepdims: bool = False) -> Array:
     return _accumulate(x, axis, dtype, keepdims, "add", "sum")
 
 
-def prod(x, /, *, axis=None, dtype=None, keepdims=False):
+def prod(x: Array, /, *, axis: Axis = None, dtype: DType | None = None, keepdims: bool = False) -> Array:
     return _accumulate(x, axis, dtype, keepdims, "mul", "prod")
 
 
@@ -68,11 +69,11 @@ def _extreme(x, axis, keepdims, kind, fname):
     return Array._wrap(_keep(out, axes, keepdims, x.shape), x.device)
 
 
-def max(x, /, *, axis=None, keepdims=False):
+def max(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
     return _extreme(x, axis, keepdims, "max", "max")
 
 
-def min(x, /, *, axis=None, keepdims=False):
+def min(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
     return _extreme(x, axis, keepdims, "min", "min")
 
 
@@ -80,7 +81,7 @@ def _count(shape, axes):
     return math.prod(shape[a] for a in axes)
 
 
-def mean(x, /, *, axis=None, keepdims=False):
+def mean(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
     check_array(x)
     if x.dtype.kind not in "fc":
         raise TypeError(f"mean: expected a floating-point array, got {x.dtype}")
@@ -93,7 +94,7 @@ def mean(x, /, *, axis=None, keepdims=False):
     return Array._wrap(_keep(out, axes, keepdims, x.shape), x.device)
 
 
-def var(x, /, *, axis=None, correction=0.0, keepdims=False):
+def var(x: Array, /, *, axis: Axis = None, correction: int | float = 0.0, keepdims: bool = False) -> Array:
     check_array(x)
     if x.dtype.kind not in "f":
         raise TypeError(f"var: expected a real floating-point array, got {x.dtype}")
@@ -113,7 +114,7 @@ def var(x, /, *, axis=None, correction=0.0, keepdims=False):
     return Array._wrap(_keep(out, axes, keepdims, x.shape), x.device)
 
 
-def std(x, /, *, axis=None, correction=0.0, keepdims=False):
+def std(x: Array, /, *, axis: Axis = None, correction: int | float = 0.0, keepdims: bool = False) -> Array:
     v = var(x, axis=axis, correction=correction, keepdims=keepdims)
     return Array._wrap(ops.SQRT(v._node), v.device)
 
@@ -140,11 +141,13 @@ def _cumulative(x, axis, dtype, include_initial, kind, fname):
     return Array._wrap(node, x.device)
 
 
-def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
+def cumulative_sum(x: Array, /, *, axis: int | None = None, dtype: DType | None = None,
+                   include_initial: bool = False) -> Array:
     return _cumulative(x, axis, dtype, include_initial, "add", "cumulative_sum")
 
 
-def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
+def cumulative_prod(x: Array, /, *, axis: int | None = None, dtype: DType | None = None,
+                    include_initial: bool = False) -> Array:
     return _cumulative(x, axis, dtype, include_initial, "mul", "cumulative_prod")
 
 

@@ -9,6 +9,7 @@ from ._array_object import Array
 from ._elementwise_functions import not_equal, subtract
 from ._helpers import check_array, normalize_axes, normalize_axis
 from ._manipulation_functions import concat
+from ._typing import Axis
 
 
 def _truth(x, axis, keepdims, kind):
@@ -21,15 +22,16 @@ def _truth(x, axis, keepdims, kind):
     return Array._wrap(out, x.device)
 
 
-def all(x, /, *, axis=None, keepdims=False):
+def all(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
     return _truth(x, axis, keepdims, "and")
 
 
-def any(x, /, *, axis=None, keepdims=False):
+def any(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
     return _truth(x, axis, keepdims, "or")
 
 
-def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
+def diff(x: Array, /, *, axis: int = -1, n: int = 1, prepend: Array | None = None,
+         append: Array | None = None) -> Array:
     check_array(x)
     if x.ndim == 0:
         raise ValueError("diff needs at least one dimension")

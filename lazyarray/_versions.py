@@ -42,7 +42,7 @@ _cache = {}
 def array_namespace_method(latest):
     """`Array.__array_namespace__`, given the `lazyarray` module (the package installs it: a
     module below the package cannot import the package without an import cycle)."""
-    def __array_namespace__(self, /, *, api_version=None):
+    def __array_namespace__(self, /, *, api_version: str | None = None) -> types.ModuleType:
         """The namespace of the standard's version `api_version` (see `_versions`)."""
         return namespace(latest, api_version)
     return __array_namespace__

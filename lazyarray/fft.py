@@ -21,6 +21,7 @@ from . import _ops as ops
 from ._array_object import Array
 from ._devices import check_device
 from ._helpers import check_array, normalize_axis
+from ._typing import DeviceLike, DType, Literal
 
 __all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft", "ihfft",
            "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
@@ -116,22 +117,26 @@ def _c2c(x, axes, sizes, norm, inverse, fname):
     return _wrap(node, x)
 
 
-def fft(x, /, *, n=None, axis=-1, norm="backward"):
+def fft(x: Array, /, *, n: int | None = None, axis: int = -1,
+        norm: Literal["backward", "ortho", "forward"] = "backward") -> Array:
     axis, n = _axis_and_n(check_array(x), n, axis, "fft")
     return _c2c(x, (axis,), [n], norm, False, "fft")
 
 
-def ifft(x, /, *, n=None, axis=-1, norm="backward"):
+def ifft(x: Array, /, *, n: int | None = None, axis: int = -1,
+         norm: Literal["backward", "ortho", "forward"] = "backward") -> Array:
     axis, n = _axis_and_n(check_array(x), n, axis, "ifft")
     return _c2c(x, (axis,), [n], norm, True, "ifft")
 
 
-def fftn(x, /, *, s=None, axes=None, norm="backward"):
+def fftn(x: Array, /, *, s: tuple[int, ...] | None = None, axes: tuple[int, ...] | None = None,
+         norm: Literal["backward", "ortho", "forward"] = "backward") -> Array:
     axes, sizes = _axes_and_sizes(check_array(x), s, axes, "fftn")
     return _c2c(x, axes, sizes, norm, False, "fftn")
 
 
-def ifftn(x, /, *, s=None, axes=None, norm="backward"):
+def ifftn(x: Array, /, *, s: tuple[int, ...] | None = None, axes: tuple[int, ...] | None = None,
+          norm: Literal["backward", "ortho", "forward"] = "backward") -> Array:
     axes, sizes = _axes_and_sizes(check_array(x), s, axes, "ifftn")
     return _c2c(x, axes, sizes, norm, True, "ifftn")
 
@@ -159,34 +164,40 @@ def _c2r(node, axes, sizes, norm, fname):
     return core.scale(node, core.norm_scale(_norm(norm, fname), math.prod(sizes), True))
 
 
-def rfft(x, /, *, n=None, axis=-1, norm="backward"):
+def rfft(x: Array, /, *, n: int | None = None, axis: int = -1,
+         norm: Literal["backward", "ortho", "forward"] = "backward") -> Array:
     axis, n = _axis_and_n(check_array(x), n, axis, "rfft")
     return _wrap(_r2c(x, (axis,), [n], norm, "rfft"), x)
 
 
-def irfft(x, /, *, n=None, axis=-1, norm="backward"):
+def irfft(x: Array, /, *, n: int | None = None, axis: int = -1,
+          norm: Literal["backward", "ortho", "forward"] = "backward") -> Array:
     axis, n = _axis_and_n(check_array(x), n, axis, "irfft", half_input=True)
     return _wrap(_c2r(_complex_input(x, "irfft"), (axis,), [n], norm, "irfft"), x)
 
 
-def rfftn(x, /, *, s=None, axes=None, norm="backward"):
+def rfftn(x: Array, /, *, s: tuple[int, ...] | None = None, axes: tuple[int, ...] | None = None,
+          norm: Literal["backward", "ortho", "forward"] = "backward") -> Array:
     axes, sizes = _axes_and_sizes(check_array(x), s, axes, "rfftn")
     return _wrap(_r2c(x, axes, sizes, norm, "rfftn"), x)
 
 
-def irfftn(x, /, *, s=None, axes=None, norm="backward"):
+def irfftn(x: Array, /, *, s: tuple[int, ...] | None = None, axes: tuple[int, ...] | None = None,
+           norm: Literal["backward", "ortho", "forward"] = "backward") -> Array:
     axes, sizes = _axes_and_sizes(check_array(x), s, axes, "irfftn", half_input=True)
     return _wrap(_c2r(_complex_input(x, "irfftn"), axes, sizes, norm, "irfftn"), x)
 
 
-def hfft(x, /, *, n=None, axis=-1, norm="backward"):
+def hfft(x: Array, /, *, n: int | None = None, axis: int = -1,
+         norm: Literal["backward", "ortho", "forward"] = "backward") -> Array:
     # the spectrum of a Hermitian signal: irfft of the conjugate with the norm mirrored
     axis, n = _axis_and_n(check_array(x), n, axis, "hfft", half_input=True)
     node = ops.conj(_complex_input(x, "hfft"))
     return _wrap(_c2r(node, (axis,), [n], _SWAP[_norm(norm, "hfft")], "hfft"), x)
 
 
-def ihfft(x, /, *, n=None, axis=-1, norm="backward"):
+def ihfft(x: Array, /, *, n: int | None = None, axis: int = -1,
+          norm: Literal["backward", "ortho", "forward"] = "backward") -> Array:
     axis, n = _axis_and_n(check_array(x), n, axis, "ihfft")
     node = _r2c(x, (axis,), [n], _SWAP[_norm(norm, "ihfft")], "ihfft")
     return _wrap(ops.conj(node), x)
@@ -210,11 +221,13 @@ def _freq(n, d, dtype, device, positive_only, fname):
     return Array._wrap(ops.MULTIPLY(k, step), device)
 
 
-def fftfreq(n, /, *, d=1.0, dtype=None, device=None):
+def fftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None,
+            device: DeviceLike | None = None) -> Array:
     return _freq(n, d, dtype, device, False, "fftfreq")
 
 
-def rfftfreq(n, /, *, d=1.0, dtype=None, device=None):
+def rfftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None,
+             device: DeviceLike | None = None) -> Array:
     return _freq(n, d, dtype, device, True, "rfftfreq")
 
 
@@ -233,9 +246,9 @@ def _shift(x, axes, inverse):
     return _wrap(node, x)
 
 
-def fftshift(x, /, *, axes=None):
+def fftshift(x: Array, /, *, axes: int | tuple[int, ...] | None = None) -> Array:
     return _shift(x, axes, False)
 
 
-def ifftshift(x, /, *, axes=None):
+def ifftshift(x: Array, /, *, axes: int | tuple[int, ...] | None = None) -> Array:
     return _shift(x, axes, True)

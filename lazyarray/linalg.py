@@ -30,6 +30,7 @@ from ._array_object import Array, make_view
 from ._helpers import broadcast_shapes, check_array, normalize_axes
 from ._linear_algebra_functions import matmul, tensordot, vecdot
 from ._manipulation_functions import matrix_transpose
+from ._typing import Axis, DType, Literal
 
 __all__ = ["cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv",
            "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "outer",
@@ -137,7 +138,7 @@ def _largest_kept(s, tol_node):
 
 # ---------------------------------------------------------------- decompositions
 
-def cholesky(x, /, *, upper=False):
+def cholesky(x: Array, /, *, upper: bool = False) -> Array:
     node = _square(x, "cholesky")
     lower = _kernel("cholesky", node, x)[0]
     if _config.checks and x.size:
@@ -145,25 +146,25 @@ def cholesky(x, /, *, upper=False):
     return _wrap(la.adjoint(lower) if upper else lower, x)
 
 
-def eigh(x, /):
+def eigh(x: Array, /) -> EighResult:
     vectors, values = _kernel("eigh", _square(x, "eigh"), x)
     return EighResult(_wrap(values, x), _wrap(vectors, x))
 
 
-def eigvalsh(x, /):
+def eigvalsh(x: Array, /) -> Array:
     return _wrap(_kernel("eigh", _square(x, "eigvalsh"), x)[1], x)
 
 
-def eig(x, /):
+def eig(x: Array, /) -> EigResult:
     values, vectors = _kernel("eig", _square(x, "eig"), x)
     return EigResult(_wrap(values, x), _wrap(vectors, x))
 
 
-def eigvals(x, /):
+def eigvals(x: Array, /) -> Array:
     return _wrap(_kernel("eig", _square(x, "eigvals"), x)[0], x)
 
 
-def qr(x, /, *, mode="reduced"):
+def qr(x: Array, /, *, mode: Literal["reduced", "complete"] = "reduced") -> QRResult:
     node = _matrices(x, "qr")
     if mode not in ("reduced", "complete"):
         raise ValueError(f"linalg.qr: mode must be 'reduced' or 'complete', got {mode!r}")
@@ -171,25 +172,25 @@ def qr(x, /, *, mode="reduced"):
     return QRResult(_wrap(q, x), _wrap(r, x))
 
 
-def svd(x, /, *, full_matrices=True):
+def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
     u, s, vh = _kernel("svd", _matrices(x, "svd"), x, bool(full_matrices))
     return SVDResult(_wrap(u, x), _wrap(s, x), _wrap(vh, x))
 
 
-def svdvals(x, /):
+def svdvals(x: Array, /) -> Array:
     return _wrap(_kernel("svdvals", _matrices(x, "svdvals"), x)[0], x)
 
 
 # ---------------------------------------------------------------- from LU
 
-def det(x, /):
+def det(x: Array, /) -> Array:
     lu, pivots, _ = _kernel("lu", _square(x, "det"), x)
     d = la.diagonal(lu)
     d = ops.select(la.pivot_signs(pivots), ops.NEGATE(d), d)
     return _wrap(la.reduce_last(d, "mul"), x)
 
 
-def slogdet(x, /):
+def slogdet(x: Array, /) -> SlogdetResult:
     lu, pivots, _ = _kernel("lu", _square(x, "slogdet"), x)
     d = la.diagonal(lu)
     mag = la.absolute(d)
@@ -205,7 +206,7 @@ def slogdet(x, /):
     return SlogdetResult(_wrap(la.reduce_last(phase, "mul"), x), _wrap(logabsdet, x))
 
 
-def solve(x1, x2, /):
+def solve(x1: Array, x2: Array, /) -> Array:
     a, b = _pair(x1, x2, "solve", "floating")
     if x1.ndim < 2 or x1.shape[-1] != x1.shape[-2]:
         raise ValueError(f"linalg.solve: x1 must be square matrices, got shape {x1.shape}")
@@ -226,7 +227,7 @@ def solve(x1, x2, /):
     return _wrap(ops.reshape(out, batch + (m,)) if vector else out, x1)
 
 
-def inv(x, /):
+def inv(x: Array, /) -> Array:
     node = _square(x, "inv")
     lu, _, perm = _kernel("lu", node, x)
     identity = la.eye(x.shape[:-2], x.shape[-1], x.dtype)
@@ -236,7 +237,7 @@ def inv(x, /):
     return _wrap(out, x)
 
 
-def matrix_power(x, n, /):
+def matrix_power(x: Array, n: int, /) -> Array:
     check_array(x)
     try:
         n = operator.index(n)
@@ -263,7 +264,7 @@ def matrix_power(x, n, /):
 
 # ---------------------------------------------------------------- from the SVD
 
-def matrix_rank(x, /, *, rtol=None):
+def matrix_rank(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     node = _matrices(x, "matrix_rank")
     tol = _rtol(rtol, x, "matrix_rank")
     s = _kernel("svdvals", node, x)[0]
@@ -271,7 +272,7 @@ def matrix_rank(x, /, *, rtol=None):
     return _wrap(la.reduce_last(ops.convert(kept, dt.DEFAULT_INT), "add"), x)
 
 
-def pinv(x, /, *, rtol=None):
+def pinv(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     node = _matrices(x, "pinv")
     tol = _rtol(rtol, x, "pinv")
     u, s, vh = _kernel("svd", node, x, False)
@@ -294,7 +295,8 @@ def _matrix_ord_ok(ord):
     return isinstance(ord, (int, float)) and not isinstance(ord, bool) and ord in (1, -1, 2, -2, math.inf, -math.inf)
 
 
-def matrix_norm(x, /, *, keepdims=False, ord="fro"):
+def matrix_norm(x: Array, /, *, keepdims: bool = False,
+                ord: int | float | Literal["fro", "nuc"] | None = "fro") -> Array:
     node = _matrices(x, "matrix_norm")
     if not _matrix_ord_ok(ord):
         raise ValueError(f"linalg.matrix_norm: ord must be one of 'fro', 'nuc', 1, -1, 2, -2, inf, -inf; got {ord!r}")
@@ -319,7 +321,8 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     return _wrap(out, x)
 
 
-def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
+def vector_norm(x: Array, /, *, axis: Axis = None, keepdims: bool = False,
+                ord: int | float = 2) -> Array:
     node = _floating(x, "vector_norm")
     if isinstance(ord, bool) or not isinstance(ord, (int, float)) or ord != ord:
         raise ValueError(f"linalg.vector_norm: ord must be a number (or inf, -inf), got {ord!r}")
@@ -346,7 +349,7 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
 
 # ---------------------------------------------------------------- plain compositions
 
-def diagonal(x, /, *, offset=0):
+def diagonal(x: Array, /, *, offset: int = 0) -> Array:
     check_array(x)
     offset = operator.index(offset)
     if x.ndim < 2:
@@ -355,7 +358,7 @@ def diagonal(x, /, *, offset=0):
     return make_view(x, _views.diagonal(offset, "linalg.diagonal"))
 
 
-def trace(x, /, *, offset=0, dtype=None):
+def trace(x: Array, /, *, offset: int = 0, dtype: DType | None = None) -> Array:
     check_array(x)
     offset = operator.index(offset)
     if x.dtype not in dt.CATEGORIES["numeric"]:
@@ -374,7 +377,7 @@ def trace(x, /, *, offset=0, dtype=None):
     return _wrap(la.reduce_last(d, "add"), x)
 
 
-def outer(x1, x2, /):
+def outer(x1: Array, x2: Array, /) -> Array:
     a, b = _pair(x1, x2, "outer", "numeric")
     if x1.ndim != 1 or x2.ndim != 1:
         raise ValueError(f"linalg.outer: expected two 1-D arrays, got shapes {x1.shape} and {x2.shape}")
@@ -382,7 +385,7 @@ def outer(x1, x2, /):
     return _wrap(ops.MULTIPLY(ops.broadcast_in_dim(a, shape, (0,)), ops.broadcast_in_dim(b, shape, (1,))), x1)
 
 
-def cross(x1, x2, /, *, axis=-1):
+def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     a, b = _pair(x1, x2, "cross", "numeric")
     axis = operator.index(axis)
     lowest = -min(x1.ndim, x2.ndim)
