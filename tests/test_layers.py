@@ -57,6 +57,7 @@ LAYERS = {
     "lazyarray._views": ARRAY,                          # view steps (forward/inverse)
     "lazyarray._host_alias": ARRAY,                     # numpy arrays aliasing our arrays
     "lazyarray._host_data": ARRAY,                      # numpy data entering a graph
+    "lazyarray._typing": ARRAY,                         # the names the public annotations use
     "lazyarray._helpers": ARRAY,                        # argument checks, promotion, broadcasting
     "lazyarray._devices": ARRAY,                        # the Device objects
     "lazyarray._sharding_place": ARRAY,                 # device=NamedSharding, to_device, x.sharding

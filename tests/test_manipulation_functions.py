@@ -9,6 +9,13 @@ import lazyarray as xp
 
 A = np.arange(24, dtype=np.int32).reshape(2, 3, 4)
 
+def _bare_signature(f):
+    """f's parameters (names, kinds, defaults) without annotations (test_annotations checks those)."""
+    s = inspect.signature(f)
+    return s.replace(parameters=[p.replace(annotation=inspect.Parameter.empty) for p in s.parameters.values()],
+                     return_annotation=inspect.Signature.empty)
+
+
 
 def _eq(got, expected):
     got = np.asarray(got)
@@ -138,4 +145,4 @@ def test_signatures():
         "unstack": "(x, /, *, axis=0)",
     }
     for name, sig in expected.items():
-        assert str(inspect.signature(getattr(xp, name))) == sig
+        assert str(_bare_signature(getattr(xp, name))) == sig

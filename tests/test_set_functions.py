@@ -7,6 +7,13 @@ import pytest
 
 import lazyarray as xp
 
+def _bare_signature(f):
+    """f's parameters (names, kinds, defaults) without annotations (test_annotations checks those)."""
+    s = inspect.signature(f)
+    return s.replace(parameters=[p.replace(annotation=inspect.Parameter.empty) for p in s.parameters.values()],
+                     return_annotation=inspect.Signature.empty)
+
+
 
 def _np_unique(a):
     return np.unique(a.reshape(-1), return_index=True, return_inverse=True, return_counts=True)
@@ -124,6 +131,6 @@ def test_errors_and_signatures():
         xp.isin(1, 2)
     with pytest.raises(TypeError):
         xp.isin(xp.asarray(np.zeros(2, np.int64)), xp.asarray(np.zeros(2, np.uint64)))
-    assert str(inspect.signature(xp.isin)) == "(x1, x2, /, *, invert=False)"
+    assert str(_bare_signature(xp.isin)) == "(x1, x2, /, *, invert=False)"
     for f in (xp.unique_all, xp.unique_counts, xp.unique_inverse, xp.unique_values):
-        assert str(inspect.signature(f)) == "(x, /)"
+        assert str(_bare_signature(f)) == "(x, /)"
