@@ -13,8 +13,6 @@ if "LAZYARRAY_CACHE_DIR" not in os.environ:
 if "lazyarray" in sys.modules:  # imported before this file: set the switches themselves
     sys.modules["lazyarray"].config.checks = os.environ["LAZYARRAY_CHECKS"] not in ("", "0")
     sys.modules["lazyarray"].config.verify = os.environ["LAZYARRAY_VERIFY"] not in ("", "0")
-    sys.modules["lazyarray"].config.cache_dir = sys.modules["lazyarray"].config._cache_dir_setting(
-        os.environ["LAZYARRAY_CACHE_DIR"])
 
 from hypothesis import HealthCheck, settings
 
