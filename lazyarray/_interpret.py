@@ -26,11 +26,7 @@ __all__ = ["supports", "interpret"]
 
 def supports(order) -> bool:
     """True when every computed node of `order` has a host evaluation that covers it."""
-    for node in order:
-        op = node.op
-        if op.evaluate is None or (op.covers is not None and not op.covers(node)):
-            return False
-    return True
+    return all(node.op.interpretable(node) for node in order)
 
 
 def interpret(order, leaves, outputs):

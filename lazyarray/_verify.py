@@ -34,7 +34,7 @@ def verify(order, leaves):
     for node in order:
         what = f"node {node}"
         _check_shape(node.shape, what)
-        if type(node.attrs) is not tuple and not isinstance(node.attrs, tuple):
+        if not isinstance(node.attrs, tuple):  # a tuple or an OpDef's named tuple
             raise GraphError(f"{what}: attributes {node.attrs!r} are not a tuple")
         hash(node.attrs)
         for a in node.args:
@@ -44,8 +44,6 @@ def verify(order, leaves):
         if rule is not None:
             try:
                 shape, dtype = rule(node.args, node.attrs)
-            except GraphError:
-                raise
             except Exception as exc:  # noqa: BLE001 - a rule that cannot apply is a broken node
                 raise GraphError(f"{what}: its rule rejects the operands "
                                  f"{[(a.shape, a.dtype.name) for a in node.args]}, attributes "
