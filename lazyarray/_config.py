@@ -16,6 +16,10 @@ LAZYARRAY_DEVICE           the default device: cpu, cpu:3, cuda:0 (default: the 
 LAZYARRAY_INTERPRET_FIRST  a new graph runs in the numpy interpreter at least this many times, and until
                            interpreting it has cost its estimated compile time, before its program compiles
                            in the background (default 2; 0: compile every graph at once)
+LAZYARRAY_INTERPRET_TRANSFER_BYTES  on an accelerator (GPU, TPU), a new graph runs in the interpreter only when
+                           its device-resident inputs plus its outputs are at most this many bytes (they
+                           cross between host and device); larger graphs compile at once (default 8 MiB;
+                           0: compile every graph at once there)
 LAZYARRAY_REPORT_AT_EXIT   1: print the metrics report to stderr when the process exits (default 0)
 LAZYARRAY_POOL_BYTES       device memory kept from dead arrays for reuse as outputs (default 1 GiB; 0: off)
 LAZYARRAY_POOL_MIN_BYTES   smallest buffer worth recycling (default 1 MiB)
@@ -72,6 +76,7 @@ device = os.environ.get("LAZYARRAY_DEVICE") or None  # see _devices.default_devi
 pool_max_bytes = _int("LAZYARRAY_POOL_BYTES", 1 << 30)
 pool_min_bytes = _int("LAZYARRAY_POOL_MIN_BYTES", 1 << 20)
 interpret_first = _int("LAZYARRAY_INTERPRET_FIRST", 2)
+interpret_transfer_bytes = _int("LAZYARRAY_INTERPRET_TRANSFER_BYTES", 8 << 20)  # see _tier_policy
 report_at_exit = os.environ.get("LAZYARRAY_REPORT_AT_EXIT", "0") not in ("", "0")
 checks = os.environ.get("LAZYARRAY_CHECKS", "0") not in ("", "0")  # see _checks
 verify = os.environ.get("LAZYARRAY_VERIFY", "0") not in ("", "0")  # see _verify

@@ -10,8 +10,8 @@ Covered since issue 11: the decompositions (LU, Cholesky, QR, eigh, eig, SVD) an
 solves on the CPU, bit for bit (the same LAPACK routines as jaxlib's custom calls, _ops.lapack_host),
 and fft to rounding (numpy.fft, within 4.1 eps of the largest output magnitude). Not covered
 today: complex multiply/divide/power and complex transcendental functions (XLA's formulas differ
-from numpy's beyond rounding, at special values above all), bool arithmetic, and any graph on a
-platform other than the CPU. Known differences that remain: float sums, products and dot products
+from numpy's beyond rounding, at special values above all), bool arithmetic, and decompositions
+on a platform other than the CPU (on an accelerator, `_tier_policy.may_interpret` decides). Known differences that remain: float sums, products and dot products
 (summation order) and a * b + c (XLA may contract it into an FMA) agree to rounding, not bit for
 bit; real transcendental functions are numpy's here and XLA's (or our formulas) there, within
 the bounds tests/test_precision.py checks; XLA CPU flushes subnormal floats to zero, numpy does
@@ -53,10 +53,10 @@ def interpret(order, leaves, outputs):
 
 
 def _leaf_value(leaf):
-    if leaf.buffer is not None:
-        v = np.asarray(leaf.buffer)
-    else:
+    if leaf.host is not None:  # (on an accelerator, also the host copy kept beside a buffer: _tier_policy)
         v = np.asarray(leaf.host, dtype=leaf.dtype.np)
+    else:
+        v = np.asarray(leaf.buffer)
     if v.dtype != leaf.dtype.np:
         v = v.astype(leaf.dtype.np)
     if v.shape != leaf.shape:

@@ -63,9 +63,8 @@ def run(plan, outputs, device, site):
                 recycled, donated = [], ()
                 key = program_key(device, skey)
                 compiled = state.programs.get(key)
-        if compiled is None and _config.interpret_first and device.platform == "cpu" and layout is None:
-            # (on an accelerator the interpreter would copy every input to the host; its rules were
-            # checked against XLA's CPU results)
+        if compiled is None and layout is None and _tier_policy.may_interpret(device, plan, outputs):
+            # (on an accelerator only while the host-device copies cost less than a compile)
             compiled = _tier_policy.serve(skey, plan, outputs, device, site)
             if compiled is _tier_policy.INTERPRETED:
                 return

@@ -10,11 +10,29 @@ test suite) thus never pay XLA's 30-500 ms compile, and a hot loop's graph compi
 dozen runs. Graphs the interpreter has no rule for, and graphs so large that numpy would be
 slower than a compile, compile at once. What is known about each graph is a `Sighting` in
 `state.sightings`.
+
+On an accelerator (GPU, TPU: `may_interpret`), a graph's device-resident inputs must first be
+copied to the host, and its outputs (host values until a compiled program or a read needs them)
+go back up, once, when a program takes them. That pays when the copies cost less than the
+compile they spare. Figures assumed (to be measured on a GPU): XLA's GPU compile takes 0.3 s or
+more even for one op (`ACCELERATOR_COMPILE_RATIO` times the CPU's estimate); a host-device copy
+of small, pageable buffers moves ~1 GB/s (PCIe's peak is 10-25 GB/s, but small transfers are
+latency-bound, ~10-20 us each). A first sight should cost at most a tenth of the compile it
+replaces, 30 ms: numpy's work under INTERPRET_MAX_WORK takes up to ~20 ms, leaving ~10 ms of
+copies, i.e. ~8 MiB (`_config.interpret_transfer_bytes`, LAZYARRAY_INTERPRET_TRANSFER_BYTES).
+A graph whose device inputs plus outputs exceed that compiles at once. A device input is
+fetched once (`fetch_inputs` keeps the host copy on its leaf beside the buffer), so a graph
+interpreted again on the same arrays copies nothing. The interpreter computes exactly the dtypes
+the device has (a TPU has no float64: `_devices`). Its values are numpy's: on a GPU,
+transcendental functions differ from XLA GPU's in the last bits, as on the CPU (README).
+A graph over a mesh never goes to the interpreter (`_run_program`).
 """
 from __future__ import annotations
 
 import math
 import time
+
+import numpy as np
 
 from . import _checks, _config, _debug_log, _interpret
 from ._engine_state import state
@@ -27,6 +45,13 @@ from ._program_cache import (COMPILE_FAILED, compile_program, from_disk, install
 INTERPRET_MAX_WORK = 1 << 22
 
 INTERPRETED = True  # what `serve` returns when the interpreter computed the outputs
+
+# Platforms whose device memory is the host's: the interpreter reads their buffers in place.
+HOST_PLATFORMS = frozenset({"cpu"})
+
+# XLA's compile on an accelerator against its CPU compile (`compile_estimate`): 0.3 s or more
+# for one op on a GPU (issue 13) against ~28 ms. An assumption until measured on a GPU.
+ACCELERATOR_COMPILE_RATIO = 10.0
 
 
 class Sighting:
@@ -43,6 +68,41 @@ def compile_estimate(n_nodes):
     """Seconds XLA's CPU compile takes for a graph of n_nodes computed nodes (measured here: ~28 ms
     for one op, ~110 ms for 100)."""
     return 0.025 + 0.001 * n_nodes
+
+
+def may_interpret(device, plan, outputs):
+    """Whether the interpreter tier may serve this graph, which has no program yet on `device`:
+    on the CPU whenever the tier is on; on an accelerator when the bytes its device-resident
+    inputs and its outputs would cross between host and device are under the transfer budget
+    (the module docstring says why). (A graph over a mesh is the caller's to exclude.)"""
+    if not _config.interpret_first:
+        return False
+    if device.platform in HOST_PLATFORMS:
+        return True
+    return device.mesh is None and transfer_bytes(plan.leaves, outputs) <= _config.interpret_transfer_bytes
+
+
+def transfer_bytes(leaves, outputs):
+    """Bytes interpreting a graph on an accelerator may move: its inputs still only on the device
+    (those already fetched, and host values, cost nothing) and its outputs (sent up once a
+    compiled program needs them)."""
+    total = 0
+    for leaf in leaves:
+        if leaf.host is None and leaf.buffer is not None:
+            total += math.prod(leaf.shape) * leaf.dtype.np.itemsize
+    for node in outputs:
+        total += math.prod(node.shape) * node.dtype.np.itemsize
+    return total
+
+
+def fetch_inputs(leaves):
+    """Copy each device-resident input to the host, once: the copy stays on the leaf beside its
+    buffer (`Node.host`; the interpreter reads it, a program still takes the buffer)."""
+    for leaf in leaves:
+        if leaf.host is None and leaf.buffer is not None:
+            value = np.asarray(leaf.buffer)  # (jax keeps this copy too: it is the same memory)
+            leaf.host = value
+            metrics.bytes_to_host += value.nbytes
 
 
 def serve(skey, plan, outputs, device, site):
@@ -77,7 +137,10 @@ def serve(skey, plan, outputs, device, site):
         note_compile_error(site, exc)
         entry.future = future = COMPILE_FAILED
     t0 = time.perf_counter()
+    on_host = device.platform in HOST_PLATFORMS
     try:
+        if not on_host:  # (the copies count in what interpreting this graph costs)
+            fetch_inputs(plan.leaves)
         values = _interpret.interpret(plan.order, plan.leaves, outputs)
     except Exception as exc:  # an interpreter bug must not fail the user's program: compile it
         note_interpreter_error(site, exc)
@@ -91,7 +154,10 @@ def serve(skey, plan, outputs, device, site):
     metrics.interpreted += 1
     entry.runs += 1
     entry.seconds += seconds
-    if future is None and entry.runs >= _config.interpret_first and entry.seconds >= compile_estimate(len(plan.order)):
+    estimate = compile_estimate(len(plan.order))
+    if not on_host:
+        estimate *= ACCELERATOR_COMPILE_RATIO
+    if future is None and entry.runs >= _config.interpret_first and entry.seconds >= estimate:
         # emitted before the nodes turn into leaves
         entry.future = compile_program(plain_key, plan.order, plan.leaves, outputs, device, site, background=True)
     if _checks.pending:  # a failed check raises here, before anything is realized
