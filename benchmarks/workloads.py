@@ -36,6 +36,13 @@ def chain_sin(xp, x):
     return xp.minimum(y, 0.75)
 
 
+def chain_plain_read(xp, x):
+    """``chain_plain`` read back into numpy with ``np.asarray`` (where results usually go: a
+    plot, a file, another library). Returned in a dict: the value is already on the host, so the
+    adapters' ``block`` finds nothing left to force."""
+    return {"host": np.asarray(chain_plain(xp, x))}
+
+
 def standardise(xp, X):
     Z = (X - xp.mean(X, axis=0)) / xp.std(X, axis=0)
     return xp.sum(Z)
@@ -155,6 +162,10 @@ def build(quick=False):
             w.append(Workload(f"elementwise-{form}-{n:.0e}".replace("+0", ""), "elementwise",
                               f"11-op elementwise chain ({form}), {n:,} float32", fn,
                               _uniform(n, np.float32), size=n))
+    n = sizes[-1]
+    w.append(Workload(f"elementwise-plain-read-{n:.0e}".replace("+0", ""), "readback",
+                      f"11-op elementwise chain (plain), {n:,} float32, read back with np.asarray",
+                      chain_plain_read, _uniform(n, np.float32)))
     rows = 20_000 if quick else 100_000
     w.append(Workload("standardise", "array", f"(X - mean) / std then sum, {rows}x100 float64",
                       standardise, lambda rng: (rng.normal(size=(rows, 100)),)))

@@ -107,7 +107,8 @@ class Array:
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         """numpy's view of x: without a copy asked for, a host array that aliases x (writes into
-        it reach x, and x's later writes show in it: see `_host_alias`)."""
+        it reach x, and x's later writes show in it: see `_host_alias`). On the CPU it is the
+        device buffer's own memory, no copy, where nothing else uses x's value."""
         if copy or (dtype is not None and np.dtype(dtype) != self.dtype.np):
             if copy is False:
                 raise ValueError(f"cannot convert a {self.dtype} array to numpy {np.dtype(dtype)} without a copy")
@@ -376,6 +377,20 @@ class _HostAliased(Array):
 
     def _pending_node(self):  # (the engine, mid-sync: no flush, which may sync itself)
         return _NODE_SLOT.__get__(self)
+
+    # (a numpy write changes neither shape nor dtype: read without the flush, which would unshare
+    # a zero-copy alias)
+    @property
+    def dtype(self) -> DType:
+        return _NODE_SLOT.__get__(self).dtype
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return _NODE_SLOT.__get__(self).shape
+
+    @property
+    def ndim(self) -> int:
+        return len(_NODE_SLOT.__get__(self).shape)
 
     def _rebind(self, node):
         _NODE_SLOT.__set__(self, node)

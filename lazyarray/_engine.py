@@ -187,6 +187,37 @@ def _overlapping(order, candidates):
     return found
 
 
+def host_view(node, device, cause, sole_user):
+    """The node's value as a writable numpy array over its CPU device buffer's own memory (no
+    copy), or None where a copy is needed: not a single CPU device, a 0-D value (its buffer may
+    be a shared scalar constant), a buffer already shared outside (dlpack, jax), no zero-copy
+    layout, or `sole_user(node)` (asked once the node is realized) says someone else holds it.
+    The buffer is lent (`_pool`): never reused while the numpy array lives."""
+    with _lock:
+        if node.op is not None:
+            _realize([node], device, cause)
+        buf = node.buffer
+        if buf is None or device.mesh is not None or not node.shape or node.host is not None:
+            return None
+        pool = state.pool
+        if pool.is_pinned(buf) or not sole_user(node):
+            return None
+        view = _runtime.host_view(buf)
+        if view is None or view.dtype != node.dtype.np or view.shape != node.shape:
+            return None
+        pool.lend(buf, view.base)
+        return view
+
+
+def unshare(node, device, host):
+    """`host` (a numpy array over the memory of node's buffer, `host_view`) stops being the
+    node's value: the node gets a buffer of its own holding the memory's current value, so later
+    writes into `host` never reach it."""
+    with _lock:
+        node.buffer = _runtime.put(host, device._pjrt)
+        metrics.bytes_to_device += host.nbytes
+
+
 def to_numpy(node, device, cause):
     """The node's value as a numpy array the caller owns."""
     with _lock:  # (another thread's sync may move a host leaf to the device meanwhile)

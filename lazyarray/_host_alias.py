@@ -15,14 +15,32 @@ equal in both directions:
   sync per write while a numpy alias lives.
 
 An alias lives while the user holds the numpy array or anything made from it (numpy views of it
-keep it alive: it owns its memory); when only we hold it, the next flush takes in its last writes
-and forgets it. Costs: one host copy at export, then a comparison of the alias's bytes at each node
-read of the family while it lives. The numpy array is a host copy, never the device buffer, so
-donation and buffer reuse are unaffected.
+keep it alive); when only we hold it, the next flush takes in its last writes and forgets it.
+
+Zero-copy reads (*shared* aliases). On the CPU, `np.asarray(x)` of a base array whose realized
+node nothing else holds (no other handle, no pending op, no view; checked by reference count
+once the family's class is swapped, so no other thread can take the node meanwhile) hands out
+the device buffer's own memory, writable: no copy. The two directions then hold without any
+bookkeeping, since the numpy array IS the node's value: its writes are the node's, and nobody
+else can see the node. That lasts until the node is about to gain another user: any read of the
+holder's node (a lazy op on x, a view of x, a write to x, float(x), ...) first *unshares* the
+alias: the node gets a device copy of the memory's current value (`_engine.unshare`), the numpy
+array keeps the old memory, and from then on it is an ordinary alias (compared at each read,
+refreshed at each write, as above). So a read that is only looked at costs nothing, and one that
+is used lazily afterwards costs the one copy a plain read always cost. While a numpy array over a
+buffer's memory lives, the buffer is lent (`_pool`): never reused or donated, even after its
+node died; the pool takes it back once the last numpy array over it is gone. `.shape`, `.dtype`
+and the like read the node without this (a numpy write changes neither). Elsewhere (another
+device, a mesh, a view's alias, a 0-D array, an interpreted value, a node with other users) the
+alias is a host copy, as before.
+
+Costs of a copied alias: one host copy at export, then a comparison of the alias's bytes at each
+node read of the family while it lives.
 """
 from __future__ import annotations
 
 import contextlib
+import math
 import sys
 
 import numpy as np
@@ -32,16 +50,21 @@ from ._views import readonly_step, write_lock
 from ._graph import leaf_from_host
 
 _OURS = 2  # sys.getrefcount of an alias's array when only the alias holds it (+1 for the call)
+# sys.getrefcount of a base array's node, asked inside `_engine.host_view` during `export`, when
+# nothing but the array holds it: its slot, export's local, host_view's argument, the check's
+# argument and getrefcount's own (tests/test_zero_copy.py fails if this drifts)
+_SOLE_USER_REFS = 5
 
 
 class _Alias:
-    __slots__ = ("host", "holder", "node", "readonly")
+    __slots__ = ("host", "holder", "node", "readonly", "shared")
 
-    def __init__(self, host, holder, node, readonly):
-        self.host = host      # the numpy array handed out (it owns its memory)
+    def __init__(self, host, holder, node, readonly, shared):
+        self.host = host      # the numpy array handed out
         self.holder = holder  # the handle whose value it shows
         self.node = node      # the realized node whose value `host` held when last in agreement
         self.readonly = readonly  # the holder is a read-only view: so is the numpy array
+        self.shared = shared  # `host` is the memory of `node`'s device buffer (zero-copy)
 
 
 class _Family:
@@ -69,25 +92,49 @@ def export(x, aliased_cls):
     with write_lock:
         fam = _families.get(id(root))
         if fam is not None:
-            flush(root)
+            flush(root, capture=False)
             for a in fam.aliases:
                 if a.holder is x:
                     return a.host  # kept equal to x by flush/after_write
         node = x._node
-        host = _engine.to_numpy(node, x._device, "numpy")  # a copy we own; node is now realized
         fam = _families.get(id(root))
         if fam is None:
+            # (from here on another thread's read of the family's node waits for write_lock)
             fam = _families[id(root)] = _Family(type(root))
             root.__class__ = aliased_cls
-        return _add_alias(fam, x, node, host)
+        try:
+            host = None
+            if x is root:
+                host = _engine.host_view(node, x._device, "numpy", _sole_user)
+            shared = host is not None
+            if not shared:
+                host = _engine.to_numpy(node, x._device, "numpy")  # a copy we own; node is realized
+        except BaseException:
+            if not fam.aliases:
+                del _families[id(root)]
+                root.__class__ = fam.plain_cls
+            raise
+        return _add_alias(fam, x, node, host, shared)
 
 
-def _add_alias(fam, x, node, host):
+def _sole_user(node):
+    """Whether nothing but its base array holds `node` (asked by `_engine.host_view`)."""
+    return sys.getrefcount(node) <= _SOLE_USER_REFS
+
+
+def _add_alias(fam, x, node, host, shared):
     readonly = readonly_step(x) is not None
     if readonly:  # as numpy's array of a read-only view: a write raises at once
         host.flags.writeable = False
-    fam.aliases.append(_Alias(host, x, node, readonly))
+    fam.aliases.append(_Alias(host, x, node, readonly, shared))
     return host
+
+
+def _unshare(a):
+    """The alias's node is about to gain another user: it takes a copy of the memory's current
+    value into a buffer of its own, and the numpy array keeps the memory (still lent)."""
+    _engine.unshare(a.node, a.holder._device, a.host)
+    a.shared = False
 
 
 def _value_view(node):
@@ -102,7 +149,7 @@ def _agrees(host, node):
     if node.op is not None:
         return False
     value = _value_view(node)
-    return value.shape == host.shape and not _differs(host, value).any()
+    return value.shape == host.shape and bool((_words(host) == _words(value)).all())
 
 
 @contextlib.contextmanager
@@ -121,18 +168,23 @@ def _holding(root):
             fam.busy = False
 
 
-def flush(root):
-    """Take in what was written into the family's host aliases; forget those nobody holds."""
+def flush(root, capture=True):
+    """Take in what was written into the family's host aliases; forget those nobody holds. With
+    `capture` (a read of the node that may hand it to a new user), shared aliases unshare."""
     if id(root) not in _families:
         return
     with _holding(root) as fam:
         if fam is not None:
-            _flush(root, fam)
+            _flush(root, fam, capture)
 
 
-def _flush(root, fam):
+def _flush(root, fam, capture=True):
     taken = False
     for a in list(fam.aliases):
+        if a.shared:  # its writes are the node's already
+            if capture and sys.getrefcount(a.host) > _OURS:
+                _unshare(a)
+            continue
         if not _agrees(a.host, a.node):
             leaf = leaf_from_host(a.host.copy(), a.host.shape, a.node.dtype)
             a.holder._rebind(leaf)
@@ -141,7 +193,7 @@ def _flush(root, fam):
     if taken:
         _refresh(fam)
     for a in list(fam.aliases):  # (one dropped just now may hold writes: the next flush takes them)
-        if sys.getrefcount(a.host) <= _OURS and _agrees(a.host, a.node):
+        if sys.getrefcount(a.host) <= _OURS and (a.shared or _agrees(a.host, a.node)):
             fam.aliases.remove(a)
     if not fam.aliases:
         del _families[id(root)]
@@ -165,6 +217,8 @@ def _refresh(fam):
         node = a.holder._node
         if node is a.node:
             continue
+        if a.shared:  # (the write below must not change the old node's value)
+            _unshare(a)
         new = _engine.to_numpy(node, a.holder._device, "numpy alias")
         old = _value_view(a.node)
         changed = _differs(new, old)
@@ -177,12 +231,22 @@ def _refresh(fam):
         a.node = node
 
 
+_WORDS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def _words(a):
+    """An array's bytes as unsigned words, one row per element, for bitwise comparison (NaNs and
+    -0.0 included). Whole words: a byte-wise `any(axis=1)` costs ~50x more on 1e7 float32."""
+    a = np.ascontiguousarray(a).reshape(-1)
+    size = a.dtype.itemsize
+    word = size if size in _WORDS else math.gcd(size, 8)
+    return a.view(_WORDS[word]).reshape(a.size, size // word)
+
+
 def _differs(new, old):
     """Element mask where two arrays of one shape and dtype differ bitwise."""
-    size = new.dtype.itemsize
-    a = np.ascontiguousarray(new).reshape(-1).view(np.uint8).reshape(-1, size)
-    b = np.ascontiguousarray(old).reshape(-1).view(np.uint8).reshape(-1, size)
-    return (a != b).any(axis=1).reshape(new.shape)
+    ne = _words(new) != _words(old)
+    return (ne[:, 0] if ne.shape[1] == 1 else ne.any(axis=1)).reshape(new.shape)
 
 
 def _sweep():
@@ -190,4 +254,4 @@ def _sweep():
     (an alias holds its holder, and so the family's root)."""
     for fam in list(_families.values()):
         if fam.aliases and any(sys.getrefcount(a.host) <= _OURS for a in fam.aliases):
-            flush(_root(fam.aliases[0].holder))
+            flush(_root(fam.aliases[0].holder), capture=False)

@@ -4,11 +4,17 @@ that makes an output of the same shape and dtype (donated and aliased to that ou
 A fresh output buffer costs page faults on every first touch (XLA's CPU outputs get no huge
 pages): one pass over 1e7 float32 costs ~19 ms into a new buffer and ~2.5 ms into a reused one.
 
+A buffer whose memory a numpy array shows (`np.asarray(x)` on the CPU reads without a copy:
+`_host_alias`) is *lent*: while that numpy array (or any numpy view of it) lives, the buffer is
+never handed out for reuse, since a program writing its output there would change the numpy
+array under the user. A lent buffer whose array dies waits aside and is recycled once the last
+numpy array over it is gone.
+
 Threads: an array dies in whatever thread drops it last, at any point of that thread's code
-(even inside a sync, through the garbage collector). Its finalizer therefore only appends the
-buffer to `returned` (a deque: atomic, no lock); the free lists are changed only by `take`,
-`give_back` and `clear`, which the engine calls with its lock held, and which first move the
-returned buffers in.
+(even inside a sync, through the garbage collector). Its finalizer therefore only appends an
+event to `returned` (a deque: atomic, no lock), as does the death of a numpy array over a lent
+buffer; the free lists are changed only by `take`, `give_back`, `lend` and `clear`, which the
+engine calls with its lock held, and which first take in the events in the order they happened.
 """
 from __future__ import annotations
 
@@ -25,7 +31,11 @@ class BufferPool:
     def __init__(self):
         self._free = collections.OrderedDict()  # (device id, shape, dtype name) -> [buffers]
         self._pinned = weakref.WeakValueDictionary()  # id -> buffer shared outside (dlpack): never recycled
-        self.returned = collections.deque()  # (buffer, key, size) of dead arrays, not yet in _free
+        self._lent = {}  # id(buffer) -> how many live numpy arrays show its memory
+        self._parked = {}  # id(buffer) -> (buffer, key, size): dead array's buffer, still lent
+        # events not taken in yet: (buffer, key, size) of a dead array, or (buffer,) when a numpy
+        # array over a lent buffer died
+        self.returned = collections.deque()
         self.held = 0  # bytes in the free lists (`returned` not counted yet)
 
     @property
@@ -40,6 +50,21 @@ class BufferPool:
         a pinned buffer that was never watched leaves no entry behind when it dies.)"""
         self._pinned[id(buffer)] = buffer
 
+    def is_pinned(self, buffer):
+        return self._pinned.get(id(buffer)) is buffer
+
+    def lend(self, buffer, base):
+        """`base` (the base object of a numpy array over the buffer's memory) shows the buffer:
+        keep the buffer out of reuse until `base` dies. Called with the engine lock held."""
+        self._drain()
+        self._lent[id(buffer)] = self._lent.get(id(buffer), 0) + 1
+        weakref.finalize(base, self.returned.append, (buffer,))
+
+    def is_lent(self, buffer):
+        with lock:
+            self._drain()
+            return id(buffer) in self._lent
+
     @staticmethod
     def nbytes(shape, dtype):
         return math.prod(shape) * dtype.bits // 8
@@ -53,11 +78,29 @@ class BufferPool:
     def _drain(self):
         returned = self.returned
         while returned:
-            self._recycle(*returned.popleft())
+            event = returned.popleft()
+            if len(event) == 1:
+                self._release(event[0])
+            else:
+                self._recycle(*event)
+
+    def _release(self, buffer):
+        """A numpy array over a lent buffer died."""
+        n = self._lent.get(id(buffer), 0) - 1
+        if n > 0:
+            self._lent[id(buffer)] = n
+            return
+        self._lent.pop(id(buffer), None)
+        parked = self._parked.pop(id(buffer), None)
+        if parked is not None:
+            self._recycle(*parked)
 
     def _recycle(self, buffer, key, size):
         if self._pinned.get(id(buffer)) is buffer:
             del self._pinned[id(buffer)]
+            return
+        if id(buffer) in self._lent:  # a numpy array still shows its memory: wait for it
+            self._parked[id(buffer)] = (buffer, key, size)
             return
         if buffer.is_deleted():
             return
@@ -90,7 +133,13 @@ class BufferPool:
         return buf
 
     def clear(self):
-        self.returned.clear()
+        """Forget the kept buffers (the lent ones stay lent: their numpy arrays are alive)."""
+        returned = self.returned
+        while returned:  # (a numpy array's death must still be counted)
+            event = returned.popleft()
+            if len(event) == 1:
+                self._release(event[0])
+        self._parked.clear()
         self._free.clear()
         self.held = 0
 

@@ -126,13 +126,40 @@ def put(value: np.ndarray, device, spec=None):
 
 
 def to_numpy(buffer) -> np.ndarray:
-    """A host copy the caller owns (a view would alias the device buffer). A buffer spread over
+    """A host copy the caller owns (`host_view` is the zero-copy read). A buffer spread over
     several processes' devices is gathered from all of them (every process must read it)."""
     if not getattr(buffer, "is_fully_addressable", True):
         from jax.experimental import multihost_utils
         with jax.enable_x64(True):
             return np.array(multihost_utils.process_allgather(buffer, tiled=True), copy=True)
     return np.array(buffer, copy=True)
+
+
+class HostMemory:
+    """The base object of a numpy array over a CPU buffer's memory (`host_view`). It holds the
+    buffer, so the memory outlives every numpy array made from it, and numpy collapses every view
+    of such an array onto it: it lives exactly as long as some numpy array shows the memory."""
+    __slots__ = ("buffer", "__array_interface__", "__weakref__")
+
+    def __init__(self, buffer, readonly_view):
+        self.buffer = buffer
+        self.__array_interface__ = {
+            "version": 3, "shape": readonly_view.shape, "typestr": readonly_view.dtype.str,
+            "descr": readonly_view.dtype.descr, "strides": readonly_view.strides,
+            "data": (readonly_view.ctypes.data, False)}  # (address, read-only flag)
+
+
+def host_view(buffer) -> np.ndarray | None:
+    """A writable numpy array over a CPU device buffer's own memory (no copy), or None where
+    there is none to be had: another platform, a buffer over several devices, an empty array,
+    or a layout jax would copy to read. The array's `base` is a `HostMemory`; the caller keeps
+    the buffer out of donation and reuse while that lives (`_pool.BufferPool.lend`)."""
+    if len(buffer.devices()) != 1 or buffer_device(buffer).platform != "cpu" or buffer.size == 0:
+        return None
+    readonly = np.asarray(buffer)  # jax's own view of the memory on the CPU (layout and strides)
+    if readonly.ctypes.data != buffer.unsafe_buffer_pointer():
+        return None  # jax copied (a layout numpy cannot describe): not the buffer's memory
+    return np.asarray(HostMemory(buffer, readonly))
 
 
 def initialize_distributed(coordinator_address, num_processes, process_id, local_device_ids=None):

@@ -1,0 +1,226 @@
+"""Zero-copy reads: on the CPU, `np.asarray(x)` of a base array whose value nothing else uses is
+the device buffer's own memory (`_host_alias`, shared aliases). The buffer is kept out of reuse
+while any numpy array over it lives (`_pool` lends it); the aliasing semantics stay those of
+tests/test_host_alias.py: writes into the numpy array reach x and later ops only, and x's later
+writes show in the numpy array."""
+import gc
+
+import numpy as np
+import pytest
+
+import lazyarray as xp
+from lazyarray import _host_alias, _runtime
+from lazyarray._engine_state import state
+
+N = 1 << 18  # float32 elements: 1 MiB, the pool's smallest recycled size
+
+
+def chain(x):  # (no cancellation: a fused multiply-add changes no value here)
+    return xp.sqrt(x * 2.0 + 1.0) * 0.5
+
+
+def chain_np(a):
+    return np.sqrt(a * np.float32(2.0) + np.float32(1.0)) * np.float32(0.5)
+
+
+@pytest.fixture
+def data(fresh):
+    a = np.random.default_rng(7).uniform(size=N).astype(np.float32)
+    return a, xp.asarray(a)
+
+
+def take_all(pool, key):
+    """Every buffer the pool would hand out for outputs of this (device id, shape, dtype)."""
+    out = []
+    while (b := pool.take(*key)) is not None:
+        out.append(b)
+    return out
+
+
+def buffer_of(x):
+    return x._pending_node().buffer
+
+
+def is_shared(h, x):
+    """Whether numpy array h is x's device buffer's own memory."""
+    buf = buffer_of(x)
+    return buf is not None and h.ctypes.data == buf.unsafe_buffer_pointer()
+
+
+def test_read_is_the_device_buffer_and_moves_no_bytes(data):
+    a, x = data
+    y = chain(x)
+    before = xp.metrics.bytes_to_host
+    h = np.asarray(y)
+    assert is_shared(h, y)
+    assert h.flags.writeable
+    assert xp.metrics.bytes_to_host == before  # nothing was copied to the host
+    assert np.shares_memory(h, np.asarray(y))
+    np.testing.assert_allclose(h, chain_np(a), rtol=1e-6)
+
+
+def test_buffer_is_not_reused_while_a_view_lives_and_is_after(data):
+    a, x = data
+    y = chain(x)
+    h = np.asarray(y)
+    keep = h.copy()
+    view = h[10:20]  # a numpy view of the read keeps the memory lent after h is dropped
+    buf, key = buffer_of(y), (y.device.id, y.shape, y.dtype)
+    del y, h
+    gc.collect()
+    pool = state.pool
+    assert pool.is_lent(buf)
+    assert all(b is not buf for b in take_all(pool, key))  # y died; `view` still shows its memory
+    for _ in range(4):  # programs that would write their outputs into a recycled buffer
+        z = chain(x + 1.0)
+        np.asarray(z, copy=True)
+        del z
+        state.wait_for_compiles()
+    np.testing.assert_array_equal(view, keep[10:20])
+    del view
+    gc.collect()
+    np.asarray(xp.ones(3))  # (the next read forgets the dead alias and lets y's family go)
+    assert not pool.is_lent(buf)
+    assert any(b is buf for b in take_all(pool, key))  # once no numpy array shows it: recycled
+
+
+def test_later_programs_reuse_the_memory_once_the_read_died(data):
+    a, x = data
+    for _ in range(4):  # warm: the donating variant compiles in the background
+        np.asarray(chain(x), copy=True)
+        state.wait_for_compiles()
+    h = np.asarray(chain(x))
+    address = h.ctypes.data
+    del h
+    gc.collect()
+    recycled = xp.metrics.recycled_buffers
+    h2 = np.asarray(chain(x))
+    assert xp.metrics.recycled_buffers > recycled
+    assert h2.ctypes.data == address  # the dead read's memory became the next output
+    np.testing.assert_allclose(h2, chain_np(a), rtol=1e-6)
+
+
+def test_numpy_write_reaches_the_array_and_later_ops_only(data):
+    a, x = data
+    y = chain(x)
+    h = np.asarray(y)
+    h[0] = 5.0  # before any other use: the node's value itself
+    assert is_shared(h, y)
+    total = xp.sum(y)  # a new user of y's value: the alias unshares first
+    assert not is_shared(h, y)
+    h[1] = -3.0  # after: seen by ops recorded later, not by `total`
+    after = xp.sum(y)
+    want = chain_np(a)
+    want[0] = 5.0
+    np.testing.assert_allclose(float(total), want.astype(np.float64).sum(), rtol=1e-5)
+    want[1] = -3.0
+    np.testing.assert_allclose(float(after), want.astype(np.float64).sum(), rtol=1e-5)
+    assert float(y[1]) == -3.0
+
+
+def test_lazy_writes_show_in_the_read_and_spare_earlier_ops(data):
+    a, x = data
+    y = chain(x)
+    h = np.asarray(y)
+    old = y * 1.0  # recorded before the writes
+    y[1] = 2.0
+    y += 1.0
+    want = chain_np(a)
+    want[1] = 2.0
+    want += np.float32(1.0)
+    np.testing.assert_allclose(h, want, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(old, copy=True), chain_np(a), rtol=1e-6)
+
+
+def test_a_copy_is_a_snapshot(data):
+    a, x = data
+    y = chain(x)
+    c = np.asarray(y, copy=True)
+    y += 1.0
+    np.testing.assert_allclose(c, chain_np(a), rtol=1e-6)
+
+
+def test_writes_just_before_the_read_dies_are_kept(data):
+    a, x = data
+    y = chain(x)
+
+    def fill(o):  # SciPy's `output=` pattern
+        np.asarray(o)[:5] = np.arange(5.0)
+
+    fill(y)
+    gc.collect()
+    got = np.asarray(y, copy=True)
+    np.testing.assert_array_equal(got[:5], np.arange(5.0, dtype=np.float32))
+    np.testing.assert_allclose(got[5:], chain_np(a)[5:], rtol=1e-6)
+
+
+def test_numpy_view_of_a_dropped_read_still_writes_through(data):
+    a, x = data
+    y = chain(x)
+    row = np.asarray(y)[2:4]
+    gc.collect()
+    row[:] = 7.0
+    got = np.asarray(y, copy=True)
+    np.testing.assert_array_equal(got[2:4], [7.0, 7.0])
+
+
+def test_family_is_released_when_the_read_dies(data):
+    _, x = data
+    y = chain(x)
+    h = np.asarray(y)
+    del h
+    gc.collect()
+    float(xp.sum(y))
+    assert type(y) is type(x)
+    assert all(a.holder is not y for f in _host_alias._families.values() for a in f.aliases)
+
+
+def test_value_with_another_user_is_copied(data):
+    a, x = data
+    y = chain(x)
+    xp.evaluate(y)
+    pending = y * 2.0  # holds y's node: the read must not be the node's memory
+    h = np.asarray(y)
+    assert not is_shared(h, y)
+    h[:] = 0.0
+    np.testing.assert_allclose(np.asarray(pending, copy=True), 2 * chain_np(a), rtol=1e-6)
+    assert float(xp.max(y)) == 0.0
+
+
+def test_buffer_shared_through_dlpack_is_copied(data):
+    _, x = data
+    y = chain(x)
+    np.from_dlpack(y)  # the buffer is pinned: handed out to another library
+    assert not is_shared(np.asarray(y), y)
+
+
+def test_zero_d_and_interpreted_values_are_copied(monkeypatch, data):
+    _, x = data
+    s = xp.sum(x)
+    assert np.asarray(s).shape == ()
+    monkeypatch.setattr(xp.config, "interpret_first", 2)
+    y = chain(x * 3.0)  # a new graph: the interpreter computes it, on the host
+    h = np.asarray(y)
+    assert buffer_of(y) is None
+    h[0] = 1.0
+    assert float(y[0]) == 1.0
+
+
+def test_other_devices_fall_back_to_a_copy(monkeypatch, data):
+    class Device:
+        platform = "cuda"
+
+    class Buffer:
+        size = 4
+
+        def devices(self):
+            return {Device()}
+
+    assert _runtime.host_view(Buffer()) is None
+    a, x = data
+    monkeypatch.setattr(_runtime, "host_view", lambda buffer: None)
+    y = chain(x)
+    h = np.asarray(y)
+    assert not is_shared(h, y)
+    h[0] = 9.0
+    assert float(y[0]) == 9.0
