@@ -114,16 +114,17 @@ def lazy_probe(xp, reps=300):
     return statistics.median(samples) * 1e6
 
 
-def execute_floor(calls=2000):
+def execute_floor(calls=2000, n=1000):
     """The cached `a * 2.0 + 1.0` program's PJRT execute plus the copy to numpy, called directly,
-    and lazyarray's whole materialize-and-read of the same graph."""
+    and lazyarray's whole materialize-and-read of the same graph. n elements: above
+    `_host_sync.SMALL`, so the graph compiles (smaller ones are computed on the host, no program)."""
     import lazyarray as xp
     from lazyarray import _engine_state, _runtime
     from lazyarray._run_program import _inputs
     from lazyarray._graph import Plan
     from benchmarks import peers
     p, = peers.load_peers(["lazyarray"])
-    x = xp.asarray(np.ones(10))
+    x = xp.asarray(np.ones(n))
     fn = p.prepare(lambda xp, a: a * 2.0 + 1.0)
     p.warm_up(fn, [x])
     y = fn(x)

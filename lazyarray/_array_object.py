@@ -119,7 +119,7 @@ class Array:
     def _scalar_value(self, cause):
         if self.size != 1:
             raise TypeError(f"{cause}() needs an array of one element, got shape {self.shape}")
-        return self._value(cause).reshape(())[()]
+        return _engine.read_scalar(self._node, self._device, cause)
 
     def __bool__(self) -> bool:
         return builtins.bool(self._scalar_value("bool"))

@@ -24,7 +24,7 @@ import collections
 
 import numpy as np
 
-from . import _config, _runtime, _segment
+from . import _config, _host_sync, _runtime, _segment
 from ._engine_state import state
 from ._graph import Plan, lock as _lock, pending
 from ._metrics import metrics, user_site
@@ -59,6 +59,9 @@ def _realize(nodes, device, cause):
         return
     site = user_site()
     metrics.count_sync(cause, site)
+    if cause != "cut" and _host_sync.usable(device) and _host_sync.run(targets):
+        pending.nodes_since_sync = 0
+        return  # a small read, computed on the host (no program: see _host_sync)
     # (only the targets' graph components can share work with them: `_graph.Component`)
     live = pending.live() if cause == "cut" else pending.live_with(targets)
     candidates = []
@@ -96,6 +99,25 @@ def _realize(nodes, device, cause):
             if not plan.order:
                 return
     _run(plan, outputs, device, site)
+
+
+def read_scalar(node, device, cause):
+    """The value of a one-element node as a numpy scalar (bool(), int(), float(), ...): a sync
+    when it is pending, then its element read without an intermediate host array."""
+    with _lock:
+        if node.op is not None:
+            _realize([node], device, cause)
+        if node.buffer is None:  # a host value (a leaf, or computed by the interpreter tier)
+            v = node.host
+            if type(v) is not np.ndarray or v.dtype != node.dtype.np:
+                v = np.asarray(v, dtype=node.dtype.np)
+            return v.reshape(())[()]
+        if device.platform == "cpu" and device.mesh is None:
+            v = np.asarray(node.buffer)  # (the CPU buffer's memory: the element is copied out)
+        else:
+            v = _runtime.to_numpy(node.buffer)
+        metrics.bytes_to_host += v.itemsize
+        return v.reshape(())[()]
 
 
 def _run_segmented(outputs, order, device, site, keep_tail):

@@ -16,10 +16,12 @@ from . import _views
 from ._advanced_indexing import getitem_advanced, setitem_advanced
 from ._array_object import Array, _View, check_writable, strides_of
 from ._basic_indexing import (
-    BasicIndex, all_integers, check_assignable, expand, is_basic, plan, slice_read, slice_write,
+    BasicIndex, _Axis, all_integers, check_assignable, expand, is_basic, plan, slice_read, slice_write,
 )
 from ._helpers import is_scalar
+from ._graph import leaf_from_host
 from ._host_data import numpy_leaf
+from ._metrics import metrics
 
 
 def _host_arrays_to_ours(key, x):
@@ -43,6 +45,10 @@ def _from_numpy_index(k, x):
 
 
 def getitem(x, key, /):
+    if type(key) is int and type(x) is Array:  # x[i] on a plain array: the hot path of scalar code
+        node = x._node
+        if len(node.shape) == 1:
+            return _element(x, node, key)
     key = _host_arrays_to_ours(key, x)
     items = expand(key, x.ndim)
     if is_basic(items):
@@ -51,6 +57,29 @@ def getitem(x, key, /):
             return Array._wrap(slice_read(x._node, axes, out_shape), x._device)
         return _View._make(x, BasicIndex(axes, out_shape), slice_read(x._node, axes, out_shape), strides)
     return getitem_advanced(x, items)
+
+
+def _element(x, node, i):
+    """x[i] for a 1-D x and a Python int i: what the general path builds (one dynamic_slice),
+    without parsing a key. When x's value is already computed and in host-readable memory (a
+    host value, or a CPU buffer, whose numpy view is free), the element is read at once into a
+    0-D host leaf: a graph parameter like the index it replaces, and no op to run at the sync."""
+    n = node.shape[0]
+    if not -n <= i < n:
+        raise IndexError(f"index {i} is out of bounds for axis 0 with size {n}")
+    if i < 0:
+        i += n
+    device = x._device
+    if node.op is None:
+        if node.buffer is None:
+            host = node.host
+            if type(host) is np.ndarray and host.dtype == node.dtype.np:
+                metrics.host_element_reads += 1
+                return Array._wrap(leaf_from_host(host[i], (), node.dtype), device)
+        elif device.platform == "cpu" and device.mesh is None:
+            metrics.host_element_reads += 1
+            return Array._wrap(leaf_from_host(np.asarray(node.buffer)[i], (), node.dtype), device)
+    return Array._wrap(slice_read(node, [_Axis(i, 1, 1, 1, True)], ()), device)
 
 
 def _value_node(x, value):

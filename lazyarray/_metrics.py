@@ -33,6 +33,9 @@ class Metrics:
         self.recycled_buffers = 0       # outputs written into the memory of dead arrays
         self.interpreted = 0            # programs run by the numpy interpreter (tier 1)
         self.interpret_seconds = 0.0
+        self.host_syncs = 0             # small reads computed on the host without a program (_host_sync)
+        self.host_sync_ops = 0          # ops those reads evaluated
+        self.host_element_reads = 0     # x[i] of a computed array read at once into a host scalar (_indexing)
         self.interpreter_errors = []    # interpreter failures (the graph was compiled instead)
         self.compile_errors = []        # background compiles XLA rejected (the interpreter serves those graphs)
         self.background_compiles = 0    # compiles started on the compile thread
@@ -71,6 +74,7 @@ class Metrics:
             "recycled_buffers": self.recycled_buffers,
             "interpreted": self.interpreted,
             "interpret_seconds": self.interpret_seconds,
+            "host_syncs": self.host_syncs,
             "background_compiles": self.background_compiles,
             "segmented_syncs": self.segmented_syncs,
             "chunks_run": self.chunks_run,
@@ -91,6 +95,7 @@ class Metrics:
             f"  compiles            {self.compiles} ({self.disk_hits} loaded from disk)",
             f"  compile time        {self.compile_seconds * 1e3:.1f} ms ({self.background_compiles} compiles started in the background)",
             f"  interpreted         {self.interpreted} programs in {self.interpret_seconds * 1e3:.1f} ms (tier 1)",
+            f"  small host reads    {self.host_syncs} ({self.host_sync_ops} ops, no program)",
             f"  execute time        {self.execute_seconds * 1e3:.1f} ms",
             f"  bytes to device     {self.bytes_to_device}",
             f"  bytes to host       {self.bytes_to_host}",

@@ -63,7 +63,7 @@ def test_negative_and_positive_indices_share_a_graph(fresh, rng):
     x = xp.asarray(xn)
     vals = [float(x[i]) for i in range(-10, 10)]
     assert vals == [float(v) for v in np.concatenate([xn, xn])]
-    assert fresh.compiles == 1
+    assert fresh.compiles <= 1  # (none on the CPU: x[i] of a computed array needs no program)
 
 
 def test_unread_loop_is_cut_and_cut_graphs_hit_the_cache(fresh, monkeypatch):

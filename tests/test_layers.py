@@ -66,6 +66,7 @@ LAYERS = {
     "lazyarray._pool": ENGINE,                          # buffer reuse
     "lazyarray._checks": ENGINE,                        # checked mode
     "lazyarray._interpret": ENGINE,                     # the numpy tier
+    "lazyarray._host_sync": ENGINE,                     # small reads on the host, no program
     "lazyarray._verify": ENGINE,                        # the graph verifier
     "lazyarray._metrics": ENGINE,
     "lazyarray._sharded_run": ENGINE,                   # a program over a mesh: input layouts checked

@@ -1,0 +1,306 @@
+"""Small reads on the host: a sync whose pending graph is a few exact ops on a few elements
+(`bool(t[i] <= x)`, array-api-compat's `is_lazy_array` probe `bool(any(reshape(y, -1)[0]))`)
+is evaluated here, op by op with the interpreter tier's numpy evaluations (`OpDef.evaluate`),
+without the structural key, sightings, plan or program that exist to decide and run a compile.
+
+Why: XLA's execute alone costs ~10 us, the engine's path to it ~30-50 us more; numpy on a 0-D
+value costs ~1 us an op. Such graphs never pay for compiling, so they never compile.
+
+Element reads do not destroy fusion: a read of a few elements of a large pending array (the
+probe reads element 0 of `y = a * 2 + 1`) pushes the index down through elementwise, shape and
+slicing ops to the leaves, computes those elements only, and leaves `y` pending, so its later
+program still fuses it. A node is computed whole only when it is small (`SMALL` elements);
+live pending arrays computed whole on the way are realized with the targets (as a sync does),
+so a loop that reads a small state each step does not grow its graph.
+
+Which ops: those whose host evaluation the interpreter tests check bit for bit against XLA's CPU
+program (tests/test_interpret*.py with 0 ulps): arithmetic, bitwise, compare, select, convert,
+shape ops, slices, gathers, and reductions whose order cannot change a value (max, min, and,
+or, integer sums and products). Not here: transcendental functions, float sums and dot products
+(summation order), complex products. The tiers' documented differences stay what they were for
+the interpreter tier: subnormal results (XLA CPU flushes them) and a * b + c (XLA may contract
+it into an FMA; here it is rounded op by op, as numpy).
+
+Anything else (a bigger graph, another op, checked mode, debug, a mesh, an accelerator, or
+`LAZYARRAY_INTERPRET_FIRST=0`, which asks for compiled programs) takes the engine's usual path.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import _checks, _config, _verify
+from . import _ops as ops
+from ._graph import pending
+from ._metrics import metrics
+from ._ops.reduce import REDUCE
+
+SMALL = 64       # elements: a node this small is computed whole
+MAX_OPS = 48     # computed nodes evaluated per read, beyond which the engine's path is cheaper
+
+
+class _Fallback(Exception):
+    """The graph is not one for this path: the engine's usual path runs it."""
+
+
+def _exact_reduce(node):
+    kind = node.attrs.kind
+    return kind in ("max", "min", "and", "or") or node.dtype.kind in "biu"
+
+
+def _real_operands(node):
+    return all(a.dtype.kind != "c" for a in node.args)
+
+
+_E = ops
+# op -> a further condition on the node (None: none), beyond `OpDef.interpretable`
+EXACT = {
+    _E.ADD: None, _E.SUBTRACT: None, _E.MULTIPLY: None, _E.DIVIDE: None, _E.REMAINDER: None,
+    _E.MAXIMUM: None, _E.MINIMUM: None, _E.NEGATE: None, _E.ABS: _real_operands, _E.SIGN: None,
+    _E.FLOOR: None, _E.CEIL: None, _E.ROUND_EVEN: None, _E.ROUND_AFZ: None, _E.IS_FINITE: None,
+    _E.AND: None, _E.OR: None, _E.XOR: None, _E.NOT: None, _E.SHIFT_LEFT: None,
+    _E.SHIFT_RIGHT_ARITHMETIC: None, _E.SHIFT_RIGHT_LOGICAL: None, _E.INTEGER_POWER: None,
+    _E.COMPARE: None, _E.SELECT: None, _E.CONVERT: None, _E.BITCAST: None,
+    _E.REAL: None, _E.IMAG: None, _E.COMPLEX: None,
+    _E.CONSTANT: None, _E.IOTA: None, _E.BROADCAST_IN_DIM: None, _E.RESHAPE: None,
+    _E.TRANSPOSE: None, _E.SLICE: None, _E.DYNAMIC_SLICE: None, _E.DYNAMIC_UPDATE_SLICE: None,
+    _E.CONCATENATE: None, _E.PAD: None, _E.REVERSE: None, _E.GATHER: None,
+    REDUCE: _exact_reduce,
+}
+# ops computed per element: every operand of the node's shape is read at the same index
+_ELEMENTWISE = {op for op in EXACT if isinstance(op, ops.Elementwise)} | {ops.SELECT}
+
+
+def usable(device) -> bool:
+    """Whether a sync on `device` may take this path now."""
+    return (device.platform == "cpu" and device.mesh is None and _config.interpret_first
+            and not _checks.pending and not _config.debug)
+
+
+def run(targets):
+    """Compute `targets` here and realize them (with the live pending arrays computed whole on the
+    way). False, having realized nothing, when the graph is not one for this path."""
+    ev = _Evaluator(_config.verify)
+    quiet = _quiet()
+    try:
+        values = [ev.whole(t) for t in targets]
+    except Exception:  # noqa: BLE001 - not one for this path, or an error the usual path reports
+        return False
+    finally:
+        quiet.reset()
+    if ev.seen is not None:  # the graph verifier: before anything is realized
+        _verify.verify(ev.order, ev.leaves)
+    # (the live pending arrays are found through the targets' component, before it is dropped)
+    live = pending.live_with(targets) if ev.computed > len(targets) else ()
+    for node, value in zip(targets, values):
+        node.realize_host(_owned(value, node))
+    whole = ev.memo  # other nodes computed whole: the live pending arrays on them are realized
+    for h in live:
+        node = h._pending_node()
+        v = whole.get(id(node))
+        if v is not None and node.op is not None:
+            node.realize_host(_owned(v, node))
+    metrics.host_syncs += 1
+    metrics.host_sync_ops += ev.ops
+    return True
+
+
+class _Errstate:
+    """numpy's floating-point warnings off, as the interpreter tier has them (`np.errstate`,
+    which costs ~2 us, through the context variable it sets when numpy has it: ~0.2 us)."""
+    __slots__ = ("token", "ctx")
+
+    def __init__(self):
+        if _np_errors is not None:
+            self.token, self.ctx = _np_errors.set(_IGNORE), None
+        else:
+            self.token, self.ctx = None, np.errstate(all="ignore")
+            self.ctx.__enter__()
+
+    def reset(self):
+        if self.ctx is None:
+            _np_errors.reset(self.token)
+        else:
+            self.ctx.__exit__(None, None, None)
+
+
+try:  # (numpy 2's private home of the error state; np.errstate where it moved)
+    from numpy._core._ufunc_config import _extobj_contextvar as _np_errors
+    with np.errstate(all="ignore"):
+        _IGNORE = _np_errors.get()
+except (ImportError, AttributeError):
+    _np_errors = _IGNORE = None
+
+_quiet = _Errstate
+
+
+def _size(node):
+    n = 1
+    for s in node.shape:
+        n *= s
+    return n
+
+
+def _owned(value, node):
+    """The value as the array a realized node keeps: its own, writable, C-contiguous memory."""
+    if type(value) is np.ndarray and value.flags.owndata and value.flags.writeable and value.flags.c_contiguous:
+        return value
+    return np.array(value, dtype=node.dtype.np, order="C", copy=True)
+
+
+class _Evaluator:
+    """One read's evaluation: nodes computed whole (`memo`, by id) and the budget spent."""
+    __slots__ = ("memo", "ops", "computed", "seen", "order", "leaves")
+
+    def __init__(self, verify=False):
+        self.memo = {}
+        self.ops = 0        # computed nodes evaluated (whole or at an index)
+        self.computed = 0   # computed nodes evaluated whole (in memo)
+        # with the graph verifier on: the nodes evaluated, operands first, for `_verify`
+        self.seen, self.order, self.leaves = ({}, [], []) if verify else (None, None, None)
+
+    def _visited(self, node):
+        if id(node) not in self.seen:
+            self.seen[id(node)] = node
+            (self.order if node.op is not None else self.leaves).append(node)
+
+    def _check(self, node):
+        op = node.op
+        cond = EXACT.get(op, False)
+        if cond is False or (cond is not None and not cond(node)) or not op.interpretable(node):
+            raise _Fallback
+        self.ops += 1
+        if self.ops > MAX_OPS:
+            raise _Fallback
+
+    def whole(self, node):
+        """The node's whole value (small nodes only)."""
+        v = self.memo.get(id(node))
+        if v is not None:
+            return v
+        size = _size(node)
+        if size > SMALL:
+            raise _Fallback
+        if node.op is None:
+            v = _leaf_value(node)
+        else:
+            if any(_size(a) > SMALL for a in node.args):
+                # a few elements of a large operand (the probe's `reshape(y, -1)[0]`): each
+                # index pushed down (the budget of ops bounds how many)
+                if size == 1:
+                    v = self._pushed(node, (0,) * len(node.shape)).reshape(node.shape)
+                else:
+                    v = np.empty(node.shape, node.dtype.np)
+                    for idx in np.ndindex(node.shape):
+                        v[idx] = self._pushed(node, idx)
+            else:
+                self._check(node)
+                v = _normalized(node.op.evaluate(node, *[self.whole(a) for a in node.args]), node)
+            self.computed += 1
+        if self.seen is not None:
+            self._visited(node)
+        self.memo[id(node)] = v
+        return v
+
+    def element(self, node, idx):
+        """The 0-D value of node[idx] (idx: a tuple of ints within node.shape)."""
+        v = self.memo.get(id(node))
+        if v is not None:
+            return v[idx]
+        if node.op is None:  # (a CPU buffer's numpy view, or the host value: no copy)
+            if self.seen is not None:
+                self._visited(node)
+            return _leaf_value(node)[idx]
+        if _size(node) <= SMALL:
+            return self.whole(node)[idx]
+        return self._pushed(node, idx)
+
+    def _pushed(self, node, idx):
+        """node[idx] from its operands' elements: the index pushed through the node."""
+        self._check(node)
+        op = node.op
+        if op in _ELEMENTWISE:
+            args = [self.element(a, idx) if a.shape else self.whole(a) for a in node.args]
+            v = _normalized(op.evaluate(node, *args), node, ())
+        else:
+            push = _PUSH.get(op)
+            if push is None:
+                raise _Fallback
+            v = push(self, node, idx)
+        if self.seen is not None:
+            self._visited(node)
+        return v
+
+
+def _normalized(v, node, shape=None):
+    npdt = node.dtype.np
+    if type(v) is not np.ndarray or v.dtype != npdt:
+        v = np.asarray(v, dtype=npdt)
+    want = node.shape if shape is None else shape
+    if v.shape != want:
+        raise AssertionError(f"host read: {node} evaluated to shape {v.shape}, expected {want}")
+    return v
+
+
+# ---------------------------------------------------------------- an index through shape ops
+# Each maps the element index of the node to the operand's (StableHLO's semantics, as the
+# interpreter's evaluations of these ops).
+
+def _push_reshape(ev, node, idx):
+    x = node.args[0]
+    flat = int(np.ravel_multi_index(idx, node.shape)) if idx else 0
+    inner = tuple(int(i) for i in np.unravel_index(flat, x.shape)) if x.shape else ()
+    return ev.element(x, inner)
+
+
+def _push_broadcast(ev, node, idx):
+    x = node.args[0]
+    inner = tuple(0 if n == 1 else idx[d] for n, d in zip(x.shape, node.attrs.dims))
+    return ev.element(x, inner)
+
+
+def _push_transpose(ev, node, idx):
+    x = node.args[0]
+    inner = [0] * len(x.shape)
+    for k, p in enumerate(node.attrs.perm):
+        inner[p] = idx[k]
+    return ev.element(x, tuple(inner))
+
+
+def _push_reverse(ev, node, idx):
+    dims = node.attrs.dims
+    return ev.element(node.args[0], tuple(n - 1 - i if d in dims else i
+                                          for d, (i, n) in enumerate(zip(idx, node.shape))))
+
+
+def _push_slice(ev, node, idx):
+    a = node.attrs
+    return ev.element(node.args[0], tuple(lo + i * s for i, lo, s in zip(idx, a.start, a.stride)))
+
+
+def _push_dynamic_slice(ev, node, idx):
+    x, *starts = node.args
+    inner = []
+    for i, s, n, size in zip(idx, starts, x.shape, node.attrs.sizes):
+        lo = min(max(int(ev.whole(s)), 0), n - size)  # clamped so the window fits (StableHLO)
+        inner.append(lo + i)
+    return ev.element(x, tuple(inner))
+
+
+_PUSH = {
+    ops.RESHAPE: _push_reshape, ops.BROADCAST_IN_DIM: _push_broadcast, ops.TRANSPOSE: _push_transpose,
+    ops.REVERSE: _push_reverse, ops.SLICE: _push_slice, ops.DYNAMIC_SLICE: _push_dynamic_slice,
+}
+
+
+def _leaf_value(leaf):
+    if leaf.buffer is not None:
+        v = np.asarray(leaf.buffer)
+    else:
+        v = leaf.host
+        if type(v) is not np.ndarray or v.dtype != leaf.dtype.np:
+            v = np.asarray(v, dtype=leaf.dtype.np)
+    if v.dtype != leaf.dtype.np:
+        v = v.astype(leaf.dtype.np)
+    if v.shape != leaf.shape:
+        v = v.reshape(leaf.shape)
+    return v
