@@ -100,6 +100,7 @@ newaxis = None
 pi = _math.pi
 
 from . import _array_methods  # noqa: E402,F401  (Array's operators and methods)
+from . import _array_ufunc  # noqa: E402,F401  (numpy's ufuncs on our arrays)
 from ._versions import array_namespace_method as _array_namespace_method  # noqa: E402
 
 # x.__array_namespace__() is this module (or an earlier version's namespace built from it): the

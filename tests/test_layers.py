@@ -39,6 +39,7 @@ LAYERS = {
     "lazyarray.sharding": NAMESPACE,                    # the public sharding API
     "lazyarray._debug": NAMESPACE,                      # introspection functions of the namespace
     "lazyarray._array_methods": NAMESPACE,              # Array's operators and methods
+    "lazyarray._array_ufunc": NAMESPACE,                # numpy's ufuncs on our arrays
     "lazyarray._creation_functions": NAMESPACE,
     "lazyarray._data_type_functions": NAMESPACE,
     "lazyarray._elementwise_functions": NAMESPACE,
