@@ -18,7 +18,7 @@ import platform  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 
-from . import measure, peers, report, suites, workloads  # noqa: E402
+from . import issue11, measure, peers, report, suites, workloads  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -38,9 +38,12 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="small sizes and few repeats (~1 minute)")
     ap.add_argument("--only", default="", help="workload names, prefixes or groups, comma-separated "
                     "(e.g. kmeans, elementwise-plain, loop, sklearn); 'overhead' selects the overhead probes, "
-                    "'suites' scikit-learn's array-API test suite on array-api-strict and lazyarray")
+                    "'suites' scikit-learn's array-API test suite on array-api-strict and lazyarray, "
+                    "'issue11' the fresh-process parts of issue 11's targets (benchmarks/issue11.py)")
     ap.add_argument("--peers", default="", help="peer names, comma-separated (default: all)")
     ap.add_argument("--out", default=HERE, help="directory for RESULTS.md and plots")
+    ap.add_argument("--scipy-results", default="", help="LAZY_DIR,STRICT_DIR: scipy-suite output "
+                    "directories (JUnit files) of lazyarray and array-api-strict for issue 11's target 7")
     args = ap.parse_args(argv)
 
     t_start = time.perf_counter()
@@ -87,6 +90,13 @@ def main(argv=None):
         results["suites"] = suites.sklearn_suite()
         for name, row in results["suites"].items():
             print(f"  {name}: {row}")
+
+    if not args.only or "issue11" in args.only:
+        dirs = tuple(d for d in args.scipy_results.split(",") if d) or None
+        results["issue11"] = issue11.measure(args.quick, dirs)
+        print("\n== issue 11 targets")
+        for t, v, f in issue11.verdicts(results, results["issue11"]):
+            print(f"  {v:12s} {t}: {f}")
 
     print("\n== targets")
     for t, v, f in report.targets(results):
