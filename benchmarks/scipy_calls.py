@@ -500,6 +500,75 @@ SPATIAL = [
 ]
 
 
+_F32 = dict(rtol=1e-5, atol=1e-6, why="float32 data: numpy and lazyarray round float32 ops differently")
+
+
+def _float32(*shape):
+    return lambda rng: (rng.standard_normal(shape).astype(np.float32),)
+
+
+def _complex(*shape):
+    return lambda rng: (rng.standard_normal(shape) + 1j * rng.standard_normal(shape),)
+
+
+def _with_nans(*shape):
+    def build(rng):
+        x = rng.standard_normal(shape)
+        x.flat[rng.choice(x.size, x.size // 10, replace=False)] = np.nan
+        return (x,)
+    return build
+
+
+# Other dtypes, NaN policies, keyword variants and a few medium sizes, spread over the modules.
+VARIANTS = [
+    Case("special.erf_float32", "special", _float32(200), lambda xp, x: special.erf(x), **_F32),
+    Case("special.logsumexp_complex", "special", _complex(40),
+         lambda xp, x: special.logsumexp(x)),
+    Case("special.softmax_float32", "special", _float32(6, 20), lambda xp, x: special.softmax(x, axis=1),
+         **_F32),
+    Case("stats.describe_axis_none", "stats", _normal(20, 5), lambda xp, x: stats.describe(x, axis=None)),
+    Case("stats.moment_keepdims", "stats", _normal(4, 30),
+         lambda xp, x: stats.moment(x, order=2, axis=1, keepdims=True)),
+    Case("stats.zscore_nan_omit", "stats", _with_nans(40), lambda xp, x: stats.zscore(x, nan_policy="omit")),
+    Case("stats.ttest_ind_nan_omit", "stats", _with_nans(2, 40),
+         lambda xp, x: stats.ttest_ind(x[0, :], x[1, :] + 0.5, nan_policy="omit")),
+    Case("stats.entropy_axis_base", "stats", _uniform(0.1, 1, 5, 8),
+         lambda xp, p: stats.entropy(p, base=2, axis=1)),
+    Case("stats.gmean_weights", "stats", _pair_uniform(0.5, 3, 40), lambda xp, x, w: stats.gmean(x, weights=w)),
+    Case("stats.pearsonr_2d", "stats", lambda rng: (rng.standard_normal((3, 50)), rng.standard_normal((3, 50))),
+         lambda xp, a, b: stats.pearsonr(a, a + b, axis=1)),
+    Case("stats.quantile_methods", "stats", _normal(3, 40),
+         lambda xp, x: tuple(stats.quantile(x, _f64(xp, [0.25, 0.75]), method=m, axis=-1)
+                             for m in ("linear", "weibull", "hazen", "inverted_cdf"))),
+    Case("signal.convolve_complex", "signal", lambda rng: (_complex(100)(rng)[0], _complex(7)(rng)[0]),
+         lambda xp, x, k: signal.convolve(x, k)),
+    Case("signal.lfilter_zi", "signal", _normal(100),
+         lambda xp, x: signal.lfilter(xp.asarray(_BA_B), xp.asarray(_BA_A), x,
+                                      zi=signal.lfilter_zi(xp.asarray(_BA_B), xp.asarray(_BA_A)) * x[0])),
+    Case("fft.fft_complex_medium", "fft", _complex(256, 64), lambda xp, x: sfft.fft(x, axis=0),
+         rtol=1e-9, atol=1e-11, why="XLA's and pocketfft's FFT orders differ (~1e-13 relative to the "
+                                    "largest magnitude, 16 in a 256-point sum)"),
+    Case("fft.rfft_float32", "fft", _float32(128), lambda xp, x: sfft.rfft(x), **_F32),
+    Case("ndimage.gaussian_filter_medium_f32", "ndimage", _float32(128, 128),
+         lambda xp, x: ndimage.gaussian_filter(x, 2.0), **_F32),
+    Case("ndimage.median_filter_output_view", "ndimage", _image(12, 12),
+         lambda xp, x: _into_view(xp, x, lambda out: ndimage.median_filter(x[2:10, 2:10], 3, output=out))),
+    Case("integrate.cumulative_trapezoid_axis0", "integrate", _normal(20, 3),
+         lambda xp, y: integrate.cumulative_trapezoid(y, dx=0.1, axis=0)),
+    Case("interpolate.BSpline_no_extrapolate", "interpolate", _none,
+         lambda xp: interpolate.BSpline(_f64(xp, [0, 0, 0, 1, 2, 2, 2]), _f64(xp, [1.0, 2.0, -1.0, 0.5]), 2,
+                                        extrapolate=False)(xp.linspace(-0.5, 2.5, 13, dtype=xp.float64))),
+    Case("cluster.vq.whiten_float32", "cluster", _float32(30, 3), lambda xp, x: vq.whiten(x), **_F32),
+]
+
+
+def _into_view(xp, x, fill):
+    """Run `fill(out)` where `out` is a view (a slice) of a larger preallocated array; return
+    the larger array, which must hold the result in the slice and zeros around it."""
+    big = xp.zeros((x.shape[0], x.shape[1]), dtype=x.dtype)
+    fill(big[2:10, 2:10])
+    return big
+
 def _with_output(xp, x, fill):
     """Run `fill(out)` with a preallocated `out` like `x`; return `out` (what a caller reads)."""
     out = xp.zeros_like(x)
@@ -508,7 +577,7 @@ def _with_output(xp, x, fill):
 
 
 CASES = SPECIAL + STATS + SIGNAL + FFT + NDIMAGE + INTEGRATE + INTERPOLATE + CLUSTER + OPTIMIZE \
-    + DIFFERENTIATE + SPATIAL
+    + DIFFERENTIATE + SPATIAL + VARIANTS
 
 
 def case_named(name):
