@@ -93,6 +93,7 @@ LAYERS = {
     "lazyarray._ops.sort": OPS,
     "lazyarray._ops.gather": OPS,
     "lazyarray._ops.dot": OPS,
+    "lazyarray._ops.loop": OPS,                         # REPEAT: a loop chunk N times (stablehlo.while)
     "lazyarray._ops.fft": OPS,
     "lazyarray._ops.linalg": OPS,
     "lazyarray._ops.lapack_host": OPS,                  # the linalg kernels' host evaluation

@@ -27,9 +27,11 @@ def data(rng):
 
 
 def test_hot_loop_fuses_iterations(fresh, data, monkeypatch):
-    """After HOT_CHUNKS chunks, a loop's chunks cover FUSE iterations: one more compile, then
+    """Chunks that cannot run as one REPEAT program (here: switched off) run one program each;
+    after HOT_CHUNKS chunks, a loop's chunks cover FUSE iterations: one more compile, then
     fusion across iterations; a read runs the iterations left over as single chunks."""
     monkeypatch.setattr(_config, "node_budget", 10 ** 6)
+    monkeypatch.setattr(_segment, "_repeat", lambda nodes, ranges, need: None)
     X, y, w = data
     Xl, yl, wl = xp.asarray(X), xp.asarray(y), xp.asarray(w)
     steps = _segment.HOT_CHUNKS + 3 * _segment.FUSE + 5
@@ -43,13 +45,25 @@ def test_hot_loop_fuses_iterations(fresh, data, monkeypatch):
 
 
 def test_unread_loop_compiles_one_step(fresh, data, monkeypatch):
+    """60 unread steps: one program (a while loop over one step's graph), run once."""
     monkeypatch.setattr(_config, "node_budget", 10 ** 6)  # no cut: the read alone splits it
     X, y, w = data
     out = logreg(xp, xp.asarray(X), xp.asarray(y), xp.asarray(w), steps=60)
     np.testing.assert_allclose(np.asarray(out), logreg(np, X, y, w, 60), rtol=1e-12)
     assert fresh.segmented_syncs == 1
+    assert fresh.chunks_run == 1
+    assert fresh.compiles == 1  # one step's graph, repeated 60 times in the program
+
+
+def test_repeat_off_runs_a_program_per_step(fresh, data, monkeypatch):
+    """Without REPEAT, the same loop runs its step's program once per step."""
+    monkeypatch.setattr(_config, "node_budget", 10 ** 6)
+    monkeypatch.setattr(_segment, "_repeat", lambda nodes, ranges, need: None)
+    X, y, w = data
+    out = logreg(xp, xp.asarray(X), xp.asarray(y), xp.asarray(w), steps=60)
+    np.testing.assert_allclose(np.asarray(out), logreg(np, X, y, w, 60), rtol=1e-12)
     assert fresh.chunks_run == 60
-    assert fresh.compiles == 1  # one step, run 60 times
+    assert fresh.compiles == 1
 
 
 def test_iteration_count_does_not_change_the_program(fresh, data, monkeypatch):
@@ -66,22 +80,19 @@ def test_iteration_count_does_not_change_the_program(fresh, data, monkeypatch):
 
 def test_budget_cuts_keep_the_partial_chunk_pending(fresh, data, monkeypatch):
     """Cuts run whole chunks and leave the rest of the graph pending, so the final read (and every
-    later cut) starts at a chunk boundary: 250 steps through several cuts compile one program for
-    a step and, once the loop is hot, one for FUSE steps."""
+    later cut) starts at a chunk boundary: 250 steps through several cuts compile one program (a
+    step's graph in a while loop), run once per sync."""
     monkeypatch.setattr(_config, "node_budget", 1000)
     X, y, w = data
     out = logreg(xp, xp.asarray(X), xp.asarray(y), xp.asarray(w), steps=250)
     assert fresh.syncs["cut"] >= 2
     assert pending.nodes_since_sync < 1000
     np.testing.assert_allclose(np.asarray(out), logreg(np, X, y, w, 250), rtol=1e-11)
-    if 250 > _segment.HOT_CHUNKS:  # hot: one program of a step, one of FUSE steps
-        assert fresh.compiles == 2 and fresh.chunks_run < 250
-    else:  # the final read continues the cuts' chunks: one program of one step
-        assert fresh.compiles == 1 and fresh.chunks_run == 250
+    assert fresh.compiles == 1 and fresh.chunks_run == fresh.segmented_syncs
 
 
 def test_loop_invariants_computed_before_the_loop(fresh, rng):
-    """k-means: the norms and ids made before the loop are one program, each iteration another."""
+    """k-means: the norms and ids made before the loop are one program, the iterations another."""
     X = rng.standard_normal((300, 4))
     C = X[:5].copy()
     Xl, Cl = xp.asarray(X), xp.asarray(C)
@@ -96,7 +107,7 @@ def test_loop_invariants_computed_before_the_loop(fresh, rng):
         onehot = (d.argmin(axis=1)[:, None] == idsn[None, :]).astype(X.dtype)
         C = (onehot.T @ X) / np.maximum(onehot.sum(axis=0), 1.0)[:, None]
     np.testing.assert_allclose(np.asarray(Cl), C, rtol=1e-12)
-    assert fresh.chunks_run >= 12
+    assert fresh.segmented_syncs == 1
     assert fresh.compiles <= 2
 
 
