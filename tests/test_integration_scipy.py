@@ -132,3 +132,15 @@ def test_table_size_and_coverage():
     assert all(c.why for c in sc.CASES if c.rtol > sc.DEFAULT_RTOL or c.atol > sc.DEFAULT_ATOL), \
         "a looser tolerance must say why"
     assert set(LAZYARRAY_XFAIL) | COMPILE_HEAVY <= {c.name for c in sc.CASES}
+
+
+def test_table_runs_on_array_api_strict():
+    """The benchmark runs the table on array-api-strict too: every case not marked as skipped there
+    (Case.skip_on, SciPy's own skips) runs and gives numpy's result."""
+    strict = pytest.importorskip("array_api_strict")
+    ran = 0
+    for case in sc.CASES:
+        if sc.skip_reason(case, strict) is None:
+            assert_matches(sc.run_case(case, strict), sc.run_case(case, np), case)
+            ran += 1
+    assert ran >= 110
