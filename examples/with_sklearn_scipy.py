@@ -1,6 +1,7 @@
-"""lazyarray under scikit-learn and SciPy, unchanged: a pipeline fitted on lazyarray inputs
-(scikit-learn's array-API dispatch) and a few SciPy calls (SCIPY_ARRAY_API=1), each checked
-against the same code on numpy, then the metrics report.
+"""lazyarray under scikit-learn and SciPy, unchanged: a pipeline (StandardScaler, PCA,
+LogisticRegression) fitted on lazyarray inputs (scikit-learn's array-API dispatch) and a few SciPy
+calls (SCIPY_ARRAY_API=1), each checked against the same code on numpy and followed by the
+metrics report of what it ran.
 
     bash bin/setup.sh && .venv/bin/python examples/with_sklearn_scipy.py
 """
@@ -12,7 +13,7 @@ import numpy as np  # noqa: E402
 import sklearn  # noqa: E402
 from scipy import signal, special, stats  # noqa: E402
 from sklearn.decomposition import PCA  # noqa: E402
-from sklearn.discriminant_analysis import LinearDiscriminantAnalysis  # noqa: E402
+from sklearn.linear_model import LogisticRegression  # noqa: E402
 from sklearn.pipeline import make_pipeline  # noqa: E402
 from sklearn.preprocessing import StandardScaler  # noqa: E402
 
@@ -20,8 +21,8 @@ import lazyarray as xp  # noqa: E402
 
 
 def pipeline_scores(X, y):
-    model = make_pipeline(StandardScaler(), PCA(n_components=5, svd_solver="full"),
-                          LinearDiscriminantAnalysis())
+    model = make_pipeline(StandardScaler(), PCA(n_components=10, svd_solver="full"),
+                          LogisticRegression())
     model.fit(X, y)
     return float(model.score(X, y)), model.predict(X[:5])
 
@@ -47,8 +48,10 @@ def main():
         score_xp, pred_xp = pipeline_scores(xp.asarray(X), xp.asarray(y))
     assert abs(score_xp - score_np) < 1e-12, (score_xp, score_np)
     assert np.array_equal(np.asarray(pred_xp), pred_np)
-    print(f"scikit-learn StandardScaler + PCA + LDA on lazyarray: accuracy {score_xp:.4f}, "
-          "matches numpy")
+    print(f"scikit-learn StandardScaler + PCA + LogisticRegression on lazyarray: accuracy "
+          f"{score_xp:.4f}, matches numpy")
+    print(xp.report())
+    xp.metrics.reset()
 
     x = rng.standard_normal(300)
     want, got = scipy_calls(np, x), scipy_calls(xp, x)

@@ -7,7 +7,7 @@ import lazyarray as xp
 from lazyarray import _dtypes as dt
 from lazyarray import _ops as ops
 from lazyarray._graph import toposort
-from tier_check import (ALL, COMPLEX, FLOATS, INTS, assert_same, check, check_close, compile_always, ids, leaf,  # noqa: F401
+from tier_check import (ALL, COMPLEX, FLOATS, INTS, assert_same, both, check, check_close, compile_always, ids, leaf,  # noqa: F401
                         pairs, specials, unsupported)
 
 pytestmark = pytest.mark.usefixtures("compile_always")
@@ -41,6 +41,30 @@ def test_binary(op, d):
     a, b = pairs(d)
     ulps = 4 if op in (ops.POWER, ops.ATAN2) and d.kind == "f" else 0
     check(op(leaf(a), leaf(b)), ulps)
+
+
+@pytest.mark.parametrize("d", COMPLEX, ids=ids(COMPLEX))
+def test_complex_multiply_within_fma_rounding(d):
+    # numpy's formula is XLA's; LLVM may fuse a product into the sum (one rounding less), so the
+    # parts agree to a few eps of the products' magnitude, and special values as a class except
+    # where a product overflows (inf - inf is NaN, a fused product's exact value gives +-inf)
+    eps = np.finfo(d.np).eps
+    a, b = pairs(d)
+    got, want = both(ops.MULTIPLY(leaf(a), leaf(b)))
+    with np.errstate(all="ignore"):
+        parts = [x.astype(np.float64) for x in (a.real, a.imag, b.real, b.imag)]
+        finite = np.all([np.abs(p) <= np.finfo(d.np).max for p in parts], axis=0)
+        products = np.max([np.abs(p * q) for p in parts[:2] for q in parts[2:]], axis=0)
+    no_overflow = finite & (products <= np.finfo(d.np).max)
+    for g, w in ((got.real, want.real), (got.imag, want.imag)):
+        np.testing.assert_array_equal(np.isnan(g[no_overflow]), np.isnan(w[no_overflow]))
+        np.testing.assert_array_equal(np.isinf(g[no_overflow]), np.isinf(w[no_overflow]))
+    rng = np.random.default_rng(3)
+    ra, rb = (rng.standard_normal((2, 500)) + 1j * rng.standard_normal((2, 500))).astype(d.np)
+    got, want = both(ops.MULTIPLY(leaf(ra), leaf(rb)))
+    assert got.dtype == d.np
+    scale = np.abs(ra) * np.abs(rb)  # the products' magnitude bounds an FMA's rounding change
+    assert np.all(np.abs(got - want) <= 4 * eps * scale)
 
 
 @pytest.mark.parametrize("op", [ops.ADD, ops.DIVIDE, ops.MAXIMUM, ops.SHIFT_LEFT])

@@ -82,7 +82,11 @@ def _not_bool(node):
 
 ADD = Elementwise("add", "stablehlo.add", evaluate=_numpy(np.add), covers=_not_bool)
 SUBTRACT = Elementwise("subtract", "stablehlo.subtract", evaluate=_numpy(np.subtract), covers=_not_bool)
-MULTIPLY = Elementwise("multiply", "stablehlo.multiply", evaluate=_numpy(np.multiply), covers=kinds("iuf"))
+# Complex: numpy's (ac - bd) + (ad + bc)i is XLA's formula too (special values included); LLVM may
+# fuse one product into the subtraction (FMA), so the tiers can differ in the last bits of a part
+# that cancels (README, "Values do not depend on where you read"). Covered so that fft
+# convolutions (SciPy's oaconvolve, fftconvolve) never wait for a compile at first sight.
+MULTIPLY = Elementwise("multiply", "stablehlo.multiply", evaluate=_numpy(np.multiply), covers=kinds("iufc"))
 
 
 def _integer_operands(d, a, b):
