@@ -60,6 +60,7 @@ def _realize(nodes, device, cause):
     site = user_site()
     metrics.count_sync(cause, site)
     if cause != "cut" and _host_sync.usable(device) and _host_sync.run(targets):
+        metrics.nodes_traced += pending.nodes_since_sync
         pending.nodes_since_sync = 0
         return  # a small read, computed on the host (no program: see _host_sync)
     # (only the targets' graph components can share work with them: `_graph.Component`)

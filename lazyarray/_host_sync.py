@@ -35,7 +35,10 @@ from ._metrics import metrics
 from ._ops.reduce import REDUCE
 
 SMALL = 64       # elements: a node this small is computed whole
-MAX_OPS = 48     # computed nodes evaluated per read, beyond which the engine's path is cheaper
+# computed nodes evaluated per read: numpy costs ~1-2 us an op on small values, a compiled
+# program's sync ~40-50 us whatever its size, so past ~24 ops a graph that repeats is cheaper
+# compiled (the engine's path interprets it first, then compiles it once that pays)
+MAX_OPS = 24
 
 
 class _Fallback(Exception):
@@ -133,6 +136,16 @@ except (ImportError, AttributeError):
 _quiet = _Errstate
 
 
+def _any_large(args):
+    for a in args:
+        n = 1
+        for s in a.shape:
+            n *= s
+        if n > SMALL:
+            return True
+    return False
+
+
 def _size(node):
     n = 1
     for s in node.shape:
@@ -183,7 +196,7 @@ class _Evaluator:
         if node.op is None:
             v = _leaf_value(node)
         else:
-            if any(_size(a) > SMALL for a in node.args):
+            if _any_large(node.args):
                 # a few elements of a large operand (the probe's `reshape(y, -1)[0]`): each
                 # index pushed down (the budget of ops bounds how many)
                 if size == 1:

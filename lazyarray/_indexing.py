@@ -45,7 +45,7 @@ def _from_numpy_index(k, x):
 
 
 def getitem(x, key, /):
-    if type(key) is int and type(x) is Array:  # x[i] on a plain array: the hot path of scalar code
+    if type(key) is int:  # x[i] on a 1-D array (a view's too): the hot path of scalar code
         node = x._node
         if len(node.shape) == 1:
             return _element(x, node, key)
@@ -60,7 +60,8 @@ def getitem(x, key, /):
 
 
 def _element(x, node, i):
-    """x[i] for a 1-D x and a Python int i: what the general path builds (one dynamic_slice),
+    """x[i] for a 1-D x (its current node: `node`) and a Python int i: what the general path
+    builds (one dynamic_slice; numpy's x[i] is a copy, never a view, whatever x is),
     without parsing a key. When x's value is already computed and in host-readable memory (a
     host value, or a CPU buffer, whose numpy view is free), the element is read at once into a
     0-D host leaf: a graph parameter like the index it replaces, and no op to run at the sync."""
