@@ -220,7 +220,8 @@ def host_view(node, device, cause, sole_user):
         if node.op is not None:
             _realize([node], device, cause)
         buf = node.buffer
-        if buf is None or device.mesh is not None or not node.shape or node.host is not None:
+        if buf is None or device.platform != "cpu" or device.mesh is not None or not node.shape \
+                or node.host is not None:
             return None
         pool = state.pool
         if pool.is_pinned(buf) or not sole_user(node):

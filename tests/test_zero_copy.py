@@ -10,6 +10,7 @@ import pytest
 
 import lazyarray as xp
 from lazyarray import _host_alias, _runtime
+from lazyarray._devices import Device
 from lazyarray._engine_state import state
 
 N = 1 << 18  # float32 elements: 1 MiB, the pool's smallest recycled size
@@ -206,7 +207,25 @@ def test_zero_d_and_interpreted_values_are_copied(monkeypatch, data):
     assert float(y[0]) == 1.0
 
 
-def test_other_devices_fall_back_to_a_copy(monkeypatch, data):
+def test_other_devices_fall_back_to_a_copy(data):
+    """An accelerator's buffer is never handed out as host memory. Simulated as in
+    tests/test_accelerator_tier.py: a device whose platform says "cuda" around the CPU's PJRT
+    device (its buffers are CPU memory, so only the platform check stands in the way)."""
+    cpu = next(d for d in xp.__array_namespace_info__().devices() if d.platform == "cpu")
+    gpu = Device(cpu._pjrt)
+    gpu.platform, gpu.id, gpu._hash = "cuda", 1000, hash(("cuda", 1000))
+    a, _ = data
+    x = xp.asarray(a, device=gpu)
+    y = chain(x)
+    before = xp.metrics.bytes_to_host
+    h = np.asarray(y)
+    assert buffer_of(y) is not None and not is_shared(h, y)
+    assert xp.metrics.bytes_to_host == before + h.nbytes  # a copy came home
+    h[0] = 9.0
+    assert float(y[0]) == 9.0
+
+
+def test_no_host_view_of_another_platform():
     class Device:
         platform = "cuda"
 
@@ -217,10 +236,3 @@ def test_other_devices_fall_back_to_a_copy(monkeypatch, data):
             return {Device()}
 
     assert _runtime.host_view(Buffer()) is None
-    a, x = data
-    monkeypatch.setattr(_runtime, "host_view", lambda buffer: None)
-    y = chain(x)
-    h = np.asarray(y)
-    assert not is_shared(h, y)
-    h[0] = 9.0
-    assert float(y[0]) == 9.0
