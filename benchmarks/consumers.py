@@ -18,7 +18,8 @@ Parts, each in its own processes:
 
 Peers: numpy (plain numpy arrays, scikit-learn's array_api_dispatch ON, as for every peer),
 strict (array-api-strict), torch-1t and torch-2t (PyTorch on CPU with torch.set_num_threads(1)
-and (2)), lazyarray; numpy-nodispatch (dispatch off) on request. Before the timed calls each
+and (2)), lazyarray; on request numpy-nodispatch (dispatch off) and numpy-1t (every BLAS limited
+to one thread: on 2 shared cores OpenBLAS's 2 threads spin-wait as PyTorch's do). Before the timed calls each
 process does one tiny computation ("ready", reported apart: lazyarray and torch set up their
 runtime there). A config or case that fails on any peer is excluded from every peer's sums for
 that part and dtype, and listed with its error.
@@ -41,7 +42,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 PEERS = ("numpy", "strict", "torch-1t", "torch-2t", "lazyarray")
-OPTIONAL_PEERS = ("numpy-nodispatch",)
+OPTIONAL_PEERS = ("numpy-nodispatch", "numpy-1t")
 DTYPES = ("float64", "float32")
 BIG = (5000, 50)
 BIG_CALLS = 3
@@ -53,6 +54,11 @@ QUICK_STRIDE = {"sklearn": 4, "scipy": 8}   # --quick: every n-th config / case
 
 def _load_peer(peer):
     """The namespace of `peer` (imports it) and a description of its thread setting."""
+    if peer == "numpy-1t":
+        import numpy as xp
+        import threadpoolctl
+        threadpoolctl.threadpool_limits(1)     # every BLAS in the process, for its lifetime
+        return xp, "1 BLAS thread (threadpoolctl)"
     if peer.startswith("numpy"):
         import numpy as xp
         return xp, "default BLAS threads"
