@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -152,7 +153,7 @@ def measure(repeats=3):
     env = dict(os.environ)
     for lib in IMPORT_LIBS:
         runs = [_run_child("import", lib, env) for _ in range(repeats)]
-        results["import"][lib] = _median_run(runs, "ready_mb")
+        results["import"][lib] = _medians(runs)
         print(f"import {lib}: {results['import'][lib]}", flush=True)
     by_ws = lambda r: r["peak_mb"] - r["baseline_mb"]  # noqa: E731
     for lib in LOOP_LIBS:
@@ -168,6 +169,15 @@ def measure(repeats=3):
             results["loop"][lib + " (warm cache)"] = _median_run(warm, "peak_mb", by_ws)
             print(f"loop {lib} (warm cache): {results['loop'][lib + ' (warm cache)']}", flush=True)
     return results
+
+
+def _medians(runs):
+    """Each figure's median over the runs (times and sizes vary independently)."""
+    ok = [r for r in runs if "error" not in r]
+    if not ok:
+        return runs[0]
+    return {k: (statistics.median(r[k] for r in ok) if isinstance(v, float) else v)
+            for k, v in ok[0].items()}
 
 
 def _median_run(runs, key, by=None):
