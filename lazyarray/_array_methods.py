@@ -4,7 +4,7 @@
 object (`_array_object`) sits below the namespace and cannot import it, so this module, one
 layer up, imports the functions and sets them on the class once, when `lazyarray` is imported.
 Each is bound directly (no lookup at the call), and the arithmetic operators and comparisons
-first try a fast path (`_fast_path`, the tracing hot path), which builds the node the namespace
+first try a fast path (`_fast_method`, the tracing hot path), which builds the node the namespace
 function would build when both operands already agree.
 """
 from __future__ import annotations
@@ -21,7 +21,7 @@ from ._array_object import Array, make_view, strides_of
 from ._creation_functions import asarray
 from ._data_type_functions import astype
 from ._elementwise_functions import FUNCTIONS as _ELEMENTWISE, clip
-from ._graph import bind as _bind, leaf_from_host as _leaf_from_host
+from ._graph import Node as _Node, bind as _bind
 from ._host_data import numpy_leaf
 from ._indexing import getitem, setitem
 from ._linear_algebra_functions import matmul
@@ -43,7 +43,8 @@ _FUNCTIONS = {**_ELEMENTWISE, "matmul": matmul}
 
 # Operators whose meaning is ONE StableHLO op when both operands already share dtype and shape
 # (or the other is a Python int/float next to a floating array): they skip the general machinery
-# and build exactly the node the namespace function would build. dunder -> (op, attrs, kinds).
+# and build exactly the node the namespace function would build (`_fast_method`). dunder ->
+# (op, attrs, kinds).
 _FAST = {
     "add": (ops.ADD, (), "iufc"), "sub": (ops.SUBTRACT, (), "iufc"),
     "mul": (ops.MULTIPLY, (), "iufc"), "truediv": (ops.DIVIDE, (), "fc"),
@@ -52,28 +53,31 @@ _FAST = {
 }
 
 
-def _fast_path(prim, attrs, kinds):
-    out_bool = prim is ops.COMPARE
-    float_scalars = {float, int}
+_wrap = Array._wrap
 
-    def fast(x, other, swap):
-        """The node for x OP other (other OP x when swap), or None to take the general path."""
-        n1 = x._node
+
+def _fast_method(prim, attrs, kinds, general, swap):
+    """The operator's method: the node for x OP other (other OP x when swap) built at once when
+    the operands already agree, else `general(x, other, swap)`. One Python call on the hot path
+    (the operator itself: the checks and the node are inline)."""
+    out_bool = prim is ops.COMPARE
+
+    def method(self, other, /):
+        n1 = self._node
         d = n1.dtype
-        if d.kind not in kinds:
-            return None
-        t = type(other)
-        if t is Array:
-            n2 = other._node
-            if n2.dtype is not d or n2.shape != n1.shape or other._device is not x._device:
-                return None
-        elif t in float_scalars and d.kind in "fc":
-            n2 = _leaf_from_host(other, (), d)
-        else:
-            return None
-        args = (n2, n1) if swap else (n1, n2)
-        return Array._wrap(_bind(prim, args, attrs, n1.shape, dt.bool if out_bool else d), x._device)
-    return fast
+        if d.kind in kinds:
+            t = type(other)
+            if t is Array:
+                n2 = other._node
+                if n2.dtype is d and n2.shape == n1.shape and other._device is self._device:
+                    return _wrap(_bind(prim, (n2, n1) if swap else (n1, n2), attrs, n1.shape,
+                                       dt.bool if out_bool else d), self._device)
+            elif (t is float or t is int) and d.kind in "fc":
+                n2 = _Node(None, (), (), (), d, other)  # (a host scalar leaf: `leaf_from_host`)
+                return _wrap(_bind(prim, (n2, n1) if swap else (n1, n2), attrs, n1.shape,
+                                   dt.bool if out_bool else d), self._device)
+        return general(self, other, swap)
+    return method
 
 
 _SCALAR_TYPES = (Array, builtins.bool, int, float, complex)
@@ -100,7 +104,6 @@ def _numpy_operand(value, x):
 
 
 def _binary(name, fname):
-    fast = _fast_path(*_FAST[name]) if name in _FAST else None
     f = _FUNCTIONS[fname]
 
     def general(self, other, swap):
@@ -111,12 +114,11 @@ def _binary(name, fname):
         return f(other, self) if swap else f(self, other)
 
     def operator(swap):  # x OP y, or y OP x (the reflected __rOP__) when swap
-        def method(self, other, /):
-            if fast is not None:  # (called from here: one Python call on the hot path)
-                r = fast(self, other, swap)
-                if r is not None:
-                    return r
-            return general(self, other, swap)
+        if name in _FAST:
+            method = _fast_method(*_FAST[name], general, swap)
+        else:
+            def method(self, other, /):
+                return general(self, other, swap)
         method.__name__ = method.__qualname__ = f"__{'r' if swap else ''}{name}__"
         return method
 

@@ -30,14 +30,14 @@ lock = threading.RLock()
 class Node:
     __slots__ = ("op", "args", "attrs", "shape", "dtype", "buffer", "host", "serial", "comp", "__weakref__")
 
-    def __init__(self, op, args, attrs, shape, dtype):
+    def __init__(self, op, args, attrs, shape, dtype, host=None):
         self.op = op          # a Primitive, or None for a leaf
         self.args = args      # tuple of Nodes
         self.attrs = attrs    # hashable tuple of static attributes (part of the key)
         self.shape = shape    # tuple of ints
         self.dtype = dtype    # a DType
         self.buffer = None    # device buffer once realized
-        self.host = None      # numpy value of a leaf not yet on the device
+        self.host = host      # numpy value of a leaf not yet on the device
         self.comp = None      # a computed node's graph component (`Component`); None once realized
 
     @property
@@ -67,9 +67,7 @@ class Node:
 
 
 def leaf_from_host(value, shape, dtype):
-    n = Node(None, (), (), shape, dtype)
-    n.host = value
-    return n
+    return Node(None, (), (), shape, dtype, value)
 
 
 def leaf_from_buffer(buffer, shape, dtype):

@@ -82,6 +82,9 @@ def usable(device) -> bool:
 def run(targets):
     """Compute `targets` here and realize them (with the live pending arrays computed whole on the
     way). False, having realized nothing, when the graph is not one for this path."""
+    for t in targets:  # (a large output: not a small read; decided before any set-up)
+        if _size(t) > SMALL:
+            return False
     ev = _Evaluator(_config.verify)
     quiet = _quiet()
     try:
