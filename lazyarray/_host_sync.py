@@ -47,7 +47,7 @@ class _Fallback(Exception):
 
 def _exact_reduce(node):
     kind = node.attrs.kind
-    return kind in ("max", "min", "and", "or") or node.dtype.kind in "biu"
+    return node.dtype.kind != "c" and (kind in ("max", "min", "and", "or") or node.dtype.kind in "biu")
 
 
 def _real_operands(node):
@@ -55,20 +55,19 @@ def _real_operands(node):
 
 
 _E = ops
-# op -> a further condition on the node (None: none), beyond `OpDef.interpretable`
-EXACT = {
-    _E.ADD: None, _E.SUBTRACT: None, _E.MULTIPLY: None, _E.DIVIDE: None, _E.REMAINDER: None,
-    _E.MAXIMUM: None, _E.MINIMUM: None, _E.NEGATE: None, _E.ABS: _real_operands, _E.SIGN: None,
-    _E.FLOOR: None, _E.CEIL: None, _E.ROUND_EVEN: None, _E.ROUND_AFZ: None, _E.IS_FINITE: None,
-    _E.AND: None, _E.OR: None, _E.XOR: None, _E.NOT: None, _E.SHIFT_LEFT: None,
-    _E.SHIFT_RIGHT_ARITHMETIC: None, _E.SHIFT_RIGHT_LOGICAL: None, _E.INTEGER_POWER: None,
-    _E.COMPARE: None, _E.SELECT: None, _E.CONVERT: None, _E.BITCAST: None,
-    _E.REAL: None, _E.IMAG: None, _E.COMPLEX: None,
-    _E.CONSTANT: None, _E.IOTA: None, _E.BROADCAST_IN_DIM: None, _E.RESHAPE: None,
-    _E.TRANSPOSE: None, _E.SLICE: None, _E.DYNAMIC_SLICE: None, _E.DYNAMIC_UPDATE_SLICE: None,
-    _E.CONCATENATE: None, _E.PAD: None, _E.REVERSE: None, _E.GATHER: None,
-    REDUCE: _exact_reduce,
-}
+# op -> a further condition on the node (None: none), beyond `OpDef.interpretable`. Arithmetic on
+# complex values is left out (a complex product or quotient rounds differently in XLA's formula,
+# even where the interpreter covers it): only its exact parts (add, subtract, negate, parts,
+# compare for equality, select, convert) are here for complex operands.
+_REAL_ONLY = (_E.MULTIPLY, _E.DIVIDE, _E.REMAINDER, _E.MAXIMUM, _E.MINIMUM, _E.ABS, _E.SIGN, _E.FLOOR,
+              _E.CEIL, _E.ROUND_EVEN, _E.ROUND_AFZ, _E.IS_FINITE, _E.AND, _E.OR, _E.XOR, _E.NOT,
+              _E.SHIFT_LEFT, _E.SHIFT_RIGHT_ARITHMETIC, _E.SHIFT_RIGHT_LOGICAL, _E.INTEGER_POWER)
+_ANY_DTYPE = (_E.ADD, _E.SUBTRACT, _E.NEGATE, _E.COMPARE, _E.SELECT, _E.CONVERT, _E.BITCAST,
+              _E.REAL, _E.IMAG, _E.COMPLEX, _E.CONSTANT, _E.IOTA, _E.BROADCAST_IN_DIM, _E.RESHAPE,
+              _E.TRANSPOSE, _E.SLICE, _E.DYNAMIC_SLICE, _E.DYNAMIC_UPDATE_SLICE, _E.CONCATENATE,
+              _E.PAD, _E.REVERSE, _E.GATHER)
+EXACT = {**{op: _real_operands for op in _REAL_ONLY}, **{op: None for op in _ANY_DTYPE},
+         REDUCE: _exact_reduce}
 # ops computed per element: every operand of the node's shape is read at the same index
 _ELEMENTWISE = {op for op in EXACT if isinstance(op, ops.Elementwise)} | {ops.SELECT}
 

@@ -156,6 +156,9 @@ def test_graphs_outside_the_path(tiered, monkeypatch):
     assert float(xp.sum(x * 3.0)) == pytest.approx(2.25)                   # a float sum: its order
     big = xp.asarray(np.arange(1000.0)) + 1.0
     assert float(xp.max(big)) == 1000.0                                     # a large graph
+    c_np = np.array([1.5 + 2j, -0.25 + 3.1j])
+    c = xp.asarray(c_np)
+    assert complex((c * c)[1]) == pytest.approx(complex((c_np * c_np)[1]))  # a complex product: XLA's rounding
     assert metrics.host_syncs == syncs
     monkeypatch.setattr(_config, "interpret_first", 0)  # compiled programs asked for
     assert bool(x[0] < x[1]) and metrics.host_syncs == syncs
