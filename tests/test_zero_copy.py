@@ -236,3 +236,21 @@ def test_no_host_view_of_another_platform():
             return {Device()}
 
     assert _runtime.host_view(Buffer()) is None
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.float16, np.float32, np.float64,
+                                   np.complex64, np.complex128])
+def test_alias_comparison_is_bitwise_per_element(dtype):
+    """Copied aliases are compared with their node by whole words (`_host_alias._differs`):
+    the same element mask as a byte-by-byte comparison, NaN payloads and -0.0 told apart."""
+    rng = np.random.default_rng(3)
+    old = (rng.standard_normal((7, 5)) * 3).astype(dtype)
+    new = old.copy()
+    new[1, 2] = 1 if dtype is np.bool_ else -new[1, 2]
+    if np.dtype(dtype).kind in "fc":
+        new[0, 0], old[0, 0] = -0.0, 0.0
+        new[3, 4] = old[3, 4] = np.nan
+    as_bytes = lambda a: a.reshape(-1).view(np.uint8).reshape(a.size, -1)  # noqa: E731
+    want = (as_bytes(new) != as_bytes(old)).any(axis=1).reshape(new.shape)
+    np.testing.assert_array_equal(_host_alias._differs(new, old), want)
+    assert _host_alias._differs(new, new.copy()).sum() == 0
