@@ -70,7 +70,10 @@ def measure(quick=False, scipy_results=None, log=print):
     from . import memory
     out["memory"] = memory.measure(repeats=1 if quick else 3)
     if scipy_results:
-        out["scipy_suite"] = scipy_suite(*scipy_results)
+        try:
+            out["scipy_suite"] = scipy_suite(*scipy_results)
+        except (OSError, ET.ParseError, StopIteration, TypeError) as exc:
+            out["scipy_suite_error"] = f"{scipy_results}: {exc}"
     return out
 
 
@@ -191,7 +194,8 @@ def verdicts(main, part):
         rows.append((f"7 no SciPy test over 10x its array-api-strict time (tests >= {sc['floor_s']} s)",
                      _v(sc["over_10x"] == 0), f"{sc['over_10x']} of {sc['compared']} compared tests"))
     else:
-        rows.append(("7 SciPy's suite", "NOT MEASURED", "pass --scipy-results LAZY_DIR,STRICT_DIR"))
+        rows.append(("7 SciPy's suite", "NOT MEASURED",
+                     part.get("scipy_suite_error", "pass --scipy-results LAZY_DIR,STRICT_DIR")))
 
     mem = part.get("memory")
     if mem:
