@@ -358,9 +358,11 @@ def _same_inputs(inputs, ref, carry):
         if a is b or j == carry:
             continue
         va, vb = a.host, b.host
-        if type(va) is float and type(vb) is float and va == vb and va != 0.0 and a.dtype is b.dtype \
-                and a.op is None and b.op is None and a.buffer is None and b.buffer is None and a.shape == () == b.shape:
-            continue  # (equal nonzero Python floats: the same bits in any dtype)
+        kind = type(va)
+        if (kind is float or kind is int) and type(vb) is kind and va == vb and (va != 0 or kind is int) \
+                and a.dtype is b.dtype and a.op is None and b.op is None and a.buffer is None and b.buffer is None \
+                and a.shape == () == b.shape:
+            continue  # (equal Python ints, or equal nonzero floats: the same bits in any dtype)
         if not (a.op is None and b.op is None and a.buffer is None and b.buffer is None
                 and a.shape == () == b.shape and a.dtype is b.dtype
                 and np.asarray(a.host, dtype=a.dtype.np).tobytes() == np.asarray(b.host, dtype=b.dtype.np).tobytes()):
