@@ -156,7 +156,7 @@ def _split(nodes, outputs, start, size, full, first_chunk, keep_tail, repeat):
         hoisted, rewritten = _hoist_transposes(nodes[bounds[first_chunk]:last])
     if repeat:
         ranges = [(lo, hi) for lo, hi in zip(bounds[first_chunk:], bounds[first_chunk + 1:]) if hi <= last]
-        done = _repeat(nodes, ranges, need)
+        done = _repeat(nodes, ranges, need, rank)
         if done is not None:
             alone, node = done  # (the first chunk runs alone when its inputs differ from the rest's)
             pieces = pieces[:first_chunk + alone] + [[node]]
@@ -289,7 +289,7 @@ def _held_bytes():
 # -- one program for all the chunks ---------------------------------------------------------------
 
 
-def _repeat(nodes, ranges, need):
+def _repeat(nodes, ranges, need, rank):
     """Make the chunks `ranges` ((lo, hi) each, in order) one REPEAT node when each of them
     outputs one value (`need`) that the next one reads, and reads everything else from the
     same place as the others (the same node, or a host scalar of the same value); see
@@ -304,7 +304,7 @@ def _repeat(nodes, ranges, need):
         if len(found) != 1:
             return None
         outs.append(nodes[found[0]])
-    walks = [_walk_chunk(nodes[lo:hi]) for lo, hi in ranges]
+    walks = [_walk_chunk(nodes, lo, hi, rank) for lo, hi in ranges]
     ref_inputs, ref_wiring = walks[1]
     carry = next((j for j, x in enumerate(ref_inputs) if x is outs[0]), None)
     if carry is None:
@@ -329,23 +329,27 @@ def _repeat(nodes, ranges, need):
     return alone, last
 
 
-def _walk_chunk(chunk_nodes):
-    """A chunk's inputs (the values it reads from outside, first use first) and its wiring: each
-    node's attributes and operands as positions (inputs negative), in creation order. With the
-    ops and types (equal in every chunk: that is how the period was found; a rewritten dot's
-    attributes are in the wiring), what must match between two chunks."""
-    index = {id(node): i for i, node in enumerate(chunk_nodes)}
+def _walk_chunk(nodes, lo, hi, rank):
+    """The inputs of the chunk nodes[lo:hi] (the values it reads from outside, first use first)
+    and its wiring: each node's attributes and operands as positions (inputs negative), in
+    creation order. With the ops and types (equal in every chunk: that is how the period was
+    found; a rewritten dot's attributes are in the wiring), what must match between two chunks.
+    (`rank`: a node's position in `nodes`; operands come before their node, so one at `lo` or
+    later is inside the chunk.)"""
     where, inputs, wiring = {}, [], []
-    for node in chunk_nodes:
+    get = rank.get
+    for node in nodes[lo:hi]:
         refs = []
         for a in node.args:
-            r = index.get(id(a))
-            if r is None:
-                r = where.get(id(a))
-                if r is None:
-                    r = where[id(a)] = -len(inputs) - 1
-                    inputs.append(a)
-            refs.append(r)
+            r = get(id(a), -1)
+            if r >= lo:
+                refs.append(r - lo)
+                continue
+            j = where.get(id(a))
+            if j is None:
+                j = where[id(a)] = -len(inputs) - 1
+                inputs.append(a)
+            refs.append(j)
         wiring.append((node.attrs, tuple(refs)))
     return inputs, tuple(wiring)
 

@@ -167,7 +167,7 @@ def test_failure_in_the_middle_of_a_chunked_loop(fresh, monkeypatch, rng):
     already run realized intermediate nodes only (values unchanged), the arrays stay pending, and
     the next read finishes the loop with numpy's values. (Chunks run one program each here: a
     REPEAT program's failure is tests/test_hot_loops.py's.)"""
-    monkeypatch.setattr(_segment, "_repeat", lambda nodes, ranges, need: None)
+    monkeypatch.setattr(_segment, "_repeat", lambda nodes, ranges, need, rank: None)
     A_np = rng.standard_normal((6, 6)) / 6
     v_np = rng.standard_normal(6)
     A, v = xp.asarray(A_np), xp.asarray(v_np)

@@ -31,7 +31,7 @@ def test_hot_loop_fuses_iterations(fresh, data, monkeypatch):
     after HOT_CHUNKS chunks, a loop's chunks cover FUSE iterations: one more compile, then
     fusion across iterations; a read runs the iterations left over as single chunks."""
     monkeypatch.setattr(_config, "node_budget", 10 ** 6)
-    monkeypatch.setattr(_segment, "_repeat", lambda nodes, ranges, need: None)
+    monkeypatch.setattr(_segment, "_repeat", lambda nodes, ranges, need, rank: None)
     X, y, w = data
     Xl, yl, wl = xp.asarray(X), xp.asarray(y), xp.asarray(w)
     steps = _segment.HOT_CHUNKS + 3 * _segment.FUSE + 5
@@ -58,7 +58,7 @@ def test_unread_loop_compiles_one_step(fresh, data, monkeypatch):
 def test_repeat_off_runs_a_program_per_step(fresh, data, monkeypatch):
     """Without REPEAT, the same loop runs its step's program once per step."""
     monkeypatch.setattr(_config, "node_budget", 10 ** 6)
-    monkeypatch.setattr(_segment, "_repeat", lambda nodes, ranges, need: None)
+    monkeypatch.setattr(_segment, "_repeat", lambda nodes, ranges, need, rank: None)
     X, y, w = data
     out = logreg(xp, xp.asarray(X), xp.asarray(y), xp.asarray(w), steps=60)
     np.testing.assert_allclose(np.asarray(out), logreg(np, X, y, w, 60), rtol=1e-12)
