@@ -246,8 +246,10 @@ def markdown(results) -> str:
                       f"{r['import_mb']:.0f} | {r['ready_mb']:.0f} |")
     cfg = results.get("config", {})
     md += ["", f"{cfg.get('steps', STEPS)}-step logistic-regression gradient descent on "
-           f"{cfg.get('rows', ROWS)}x{cfg.get('cols', COLS)} float64 (data made inside the window; "
-           "cold compile cache). Working set = peak minus the ready baseline.", "",
+           f"{cfg.get('rows', ROWS)}x{cfg.get('cols', COLS)} float64, data made inside the window. "
+           "Working set = peak minus the ready baseline. lazyarray: cold (empty compile cache), "
+           "cold with one compiled program in the baseline (XLA's compiler loaded, as in jax's "
+           "'ready'), warm (programs loaded from the disk cache).", "",
            "| library | baseline (MB) | peak (MB) | working set (MB) | of it, library code pages (MB) "
            "| after (MB) | after malloc_trim (MB) | loop (s) | final loss |",
            "|---|---|---|---|---|---|---|---|---|"]
