@@ -76,9 +76,16 @@ def _axes_and_sizes(x, s, axes, fname, half_input=False):
     """(axes, sizes) of an n-D transform, axes in the caller's order; with half_input (irfftn)
     the last size defaults to 2*(M-1)."""
     if axes is None:
-        if s is not None:
-            raise ValueError(f"{fname}: s was given without axes; the standard requires both")
-        axes = tuple(range(x.ndim))
+        if s is not None:  # the standard asks callers for both; numpy, PyTorch, JAX and CuPy
+            try:           # take the last len(s) axes, and SciPy relies on it (README extensions)
+                n_s = len(s)
+            except TypeError:
+                raise TypeError(f"{fname}: s must be a sequence of integers, got {s!r}") from None
+            if n_s > x.ndim:
+                raise ValueError(f"{fname}: s has {n_s} entries but the array has {x.ndim} axes")
+            axes = tuple(range(x.ndim - n_s, x.ndim))
+        else:
+            axes = tuple(range(x.ndim))
     else:
         try:
             axes = tuple(axes)

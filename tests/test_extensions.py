@@ -413,3 +413,15 @@ def test_real_and_imag_of_complex_are_read_only_views_that_follow_writes():
     r = xp.asarray([1.0, 2.0])
     r.real[0] = 9.0  # a real array's .real is the array itself, as numpy's
     np.testing.assert_array_equal(np.asarray(r), [9.0, 2.0])
+
+
+@pytest.mark.filterwarnings("ignore:`axes` should not be `None`:DeprecationWarning")
+@pytest.mark.parametrize("fname,s", [("fftn", (4, 6)), ("rfftn", (6,)), ("irfftn", (8, 16)), ("ifftn", (5,))])
+def test_fft_s_without_axes_takes_the_last_axes_like_numpy(fname, s):
+    a = np.random.default_rng(5).standard_normal((3, 8, 9))
+    if fname in ("irfftn", "ifftn"):
+        a = a + 1j * a[::-1]
+    got = getattr(xp.fft, fname)(xp.asarray(a), s=s)
+    want = getattr(np.fft, fname)(a, s=s)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12, atol=1e-12 * np.abs(want).max())

@@ -23,11 +23,7 @@ from benchmarks import scipy_calls as sc
 
 # Cases that fail on lazyarray though they pass on numpy, array-api-strict and torch: lazyarray's
 # to fix (the report that came with this file has the reproducers).
-LAZYARRAY_XFAIL = {
-    "fft.irfftn_s_only": "scipy.fft.irfftn(x, s=...) passes s without axes on to xp.fft.irfftn; "
-                         "the standard requires axes with s and lazyarray raises, where numpy and "
-                         "array-api-strict still take the last len(s) axes (numpy 2.0 deprecated it)",
-}
+LAZYARRAY_XFAIL: dict = {}  # none left (fft.irfftn_s_only: s without axes is an extension now)
 
 # Cases whose compile-at-first-sight run took over ~0.75 s here (at a load average of 8-13) (each syncs several distinct graphs:
 # SciPy's input checks, nan policy, iteration counts): the default-tier test covers them, and the
