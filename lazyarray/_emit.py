@@ -148,6 +148,9 @@ def emit_module(order, leaves, outputs, attrs="", donated=(), layout=None):
         vals[id(leaf)] = v
         spec = layout.leaf_specs.get(id(leaf), ((),) * len(leaf.shape)) if layout is not None else None
         params.append(f"{v.name}: {ttype(leaf.shape, leaf.dtype)}{arg_sh(spec)}")
+        if layout is not None and id(leaf) in layout.constraints:  # an uneven split (_sharding_rules)
+            vals[id(leaf)] = e.op("sdy.sharding_constraint", (v,), v.shape, v.dtype,
+                                  attrs="", prop=f"sharding = {sharding_text(layout.constraints[id(leaf)])}")
     for dtype, group in packed.items():
         vec = V(f"%arg{len(params)}", (len(group),), dtype)
         params.append(f"{vec.name}: {ttype(vec.shape, dtype)}{arg_sh(((),))}")

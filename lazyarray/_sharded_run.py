@@ -30,13 +30,24 @@ def check_inputs(inputs, leaves, layout):
             metrics.unrequested_reshards += 1
             if leaf.buffer is not None:  # the next program reads it as laid out now
                 leaf.buffer = buf
-                _sharding.explicit[leaf] = _sharding.from_normalized(layout.mesh, spec)
+                _pin(leaf, layout.mesh, spec)
     return inputs
 
 
 def execute(executable, inputs, outputs, layout):
     results = _runtime.execute_on_mesh(executable, inputs, layout.mesh._pjrt,
                                        [(o.shape, s) for o, s in zip(outputs, layout.out_specs)])
-    for o, spec in zip(outputs, layout.out_specs):
+    for o, spec in zip(outputs, layout.out_asked):  # (held as out_specs: `_sharding.stored`)
         _sharding.explicit[o] = _sharding.from_normalized(layout.mesh, spec)
     return results
+
+
+def _pin(leaf, mesh, held):
+    """Record that `leaf`'s buffer is held as `held`, unless the user asked for an uneven split
+    that is held so (the array keeps the sharding asked for)."""
+    asked = _sharding.explicit.get(leaf)
+    if asked is not None and asked.mesh == mesh:
+        spec = asked.normalized(len(leaf.shape))
+        if _sharding.stored(mesh, spec, leaf.shape) == held:
+            return
+    _sharding.explicit[leaf] = _sharding.from_normalized(mesh, held)

@@ -124,25 +124,28 @@ def normalize(spec, ndim):
     return out
 
 
-def divides(mesh, spec, shape):
-    """Whether each split axis of `shape` is a multiple of its mesh axes' device count (jax's
-    arrays, which hold our buffers, need equal shards)."""
+def stored(mesh, spec, shape):
+    """The layout a buffer of `shape` is held in when its layout is `spec`: each array axis keeps
+    the longest prefix of its mesh axes whose device count divides it (jax's arrays, which hold
+    our buffers, need equal shards), so an uneven split is held replicated along that axis (or
+    split over fewer devices). Inside a program the uneven split itself is annotated and XLA's
+    SPMD partitioner pads the shards; only the buffers between programs use this layout."""
+    out = []
     for n, axes in zip(shape, spec):
-        k = 1
+        k, keep = 1, ()
         for a in axes:
+            if n % (k * mesh.shape[a]):
+                break
             k *= mesh.shape[a]
-        if n % k:
-            return False
-    return True
+            keep += (a,)
+        out.append(keep)
+    return tuple(out)
 
 
-def check_divides(sharding, shape):
-    """The normalized spec of `sharding` for `shape`; ValueError when a split axis does not divide."""
-    spec = sharding.normalized(len(shape))
-    if not divides(sharding.mesh, spec, shape):
-        raise ValueError(f"{sharding} cannot lay out an array of shape {shape}: a split axis must be a "
-                         "multiple of its mesh axes' device count (pad it, or split another axis)")
-    return spec
+def check_spec(sharding, shape):
+    """The normalized spec of `sharding` for an array of `shape` (ValueError when the spec has
+    more entries than the array has axes). A split need not divide its axis (see `stored`)."""
+    return sharding.normalized(len(shape))
 
 
 def from_normalized(mesh, spec):

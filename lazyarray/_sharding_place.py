@@ -4,7 +4,9 @@ given a `NamedSharding` (or a mesh), and `x.sharding`.
 A creation function builds its array on the mesh (`_devices.check_device` turns a NamedSharding
 into its `MeshDevice`) and then `place` lays the fresh node out as asked: a leaf's buffer is
 re-laid out at once (XLA moves the shards), a pending node records the layout, which its program
-pins (an output's annotation, or an `sdy.sharding_constraint` inside). `to_device` to a layout
+pins (an output's annotation, or an `sdy.sharding_constraint` inside). A split that does not
+divide its axis is allowed: the buffer is held in `_sharding.stored`'s layout and programs
+annotate the uneven split itself (XLA pads the shards inside). `to_device` to a layout
 is eager: it computes x (a sync) and moves the buffer (device to device within a mesh; through
 the host from another device).
 """
@@ -46,9 +48,7 @@ def placed(like: bool = False) -> Callable[[_Creator], _Creator]:
 
 def _spec_if_fits(requested, shape):
     if len(requested.spec) <= len(shape):
-        spec = requested.normalized(len(shape))
-        if _sharding.divides(requested.mesh, spec, shape):
-            return spec
+        return _sharding.stored(requested.mesh, requested.normalized(len(shape)), shape)
     return None
 
 
@@ -58,7 +58,7 @@ def place(array, requested):
     check_dtype(array._device, array._node.dtype)
     if isinstance(requested, _sharding.NamedSharding):
         node = array._node
-        spec = _sharding.check_divides(requested, node.shape)
+        spec = _sharding.stored(requested.mesh, _sharding.check_spec(requested, node.shape), node.shape)
         if node.buffer is not None and not _runtime.has_sharding(node.buffer, requested.mesh._pjrt, spec):
             node.buffer = _runtime.reshard(node.buffer, requested.mesh._pjrt, spec)
         _sharding.explicit[node] = requested
@@ -98,7 +98,7 @@ def to_device(array, target):
     if array._device is device and not isinstance(target, _sharding.NamedSharding):
         return array  # (the mesh itself: already there, in whatever layout)
     requested = target if isinstance(target, _sharding.NamedSharding) else _sharding.NamedSharding(device.mesh)
-    spec = _sharding.check_divides(requested, shape)
+    spec = _sharding.stored(requested.mesh, _sharding.check_spec(requested, shape), shape)
     if array._device is device and sharding(array) == requested:
         return array
     if array._device is device:

@@ -43,10 +43,8 @@ def spec_of(node, mesh):
             stack.append((n, True))
             stack.extend((a, False) for a in n.args if not _known(a, mesh))
             continue
-        spec = _rule(n, [_cached(a, mesh) for a in n.args]) if n.op is not None else ((),) * len(n.shape)
-        if not _sharding.divides(mesh, spec, n.shape):  # (a rule's guess that does not divide)
-            spec = ((),) * len(n.shape)
-        _propagated[n] = spec
+        # (a guess may split an axis unevenly: its buffer is then held as `_sharding.stored` says)
+        _propagated[n] = _rule(n, [_cached(a, mesh) for a in n.args]) if n.op is not None else ((),) * len(n.shape)
     return _cached(node, mesh)
 
 
@@ -99,21 +97,38 @@ def _rule(node, specs):
 
 class Layout:
     """One program's layout over `mesh`: `leaf_specs[id(leaf)]` for each device input,
-    `out_specs` per output, `constraints[id(node)]` for explicitly placed nodes inside."""
-    __slots__ = ("mesh", "leaf_specs", "out_specs", "constraints", "key")
+    `out_specs` per output (both as the buffers are held: `_sharding.stored`; `out_asked`: the
+    outputs' own layouts, which the arrays report),
+    `constraints[id(node)]` for explicitly placed nodes inside, and for leaves and outputs whose
+    requested split does not divide (the uneven split itself: XLA pads the shards inside)."""
+    __slots__ = ("mesh", "leaf_specs", "out_asked", "out_specs", "constraints", "key")
 
     def __init__(self, mesh, leaves, outputs, order):
         self.mesh = mesh
-        self.leaf_specs = {id(leaf): spec_of(leaf, mesh) for leaf in leaves if leaf.shape}
-        self.out_specs = [spec_of(o, mesh) for o in outputs]
+        self.constraints = {}
+        stored = _sharding.stored
+        uneven = []
+        self.leaf_specs = {}
+        for leaf in leaves:
+            if leaf.shape:
+                spec = spec_of(leaf, mesh)
+                held = self.leaf_specs[id(leaf)] = stored(mesh, spec, leaf.shape)
+                if held != spec:
+                    self.constraints[id(leaf)] = spec
+                    uneven.append((len(self.leaf_specs), spec))
+        self.out_asked = [spec_of(o, mesh) for o in outputs]
+        self.out_specs = [stored(mesh, spec, o.shape) for o, spec in zip(outputs, self.out_asked)]
+        uneven_outs = {id(o): spec for o, spec, held in zip(outputs, self.out_asked, self.out_specs) if spec != held}
         outs = {id(o) for o in outputs}
         explicit = _sharding.explicit
-        self.constraints = {}
         for n in order:
             s = explicit.get(n)
-            if s is not None and id(n) not in outs and s.mesh == mesh:
+            if id(n) in uneven_outs:  # computed split, then held as out_specs says
+                self.constraints[id(n)] = uneven_outs[id(n)]
+            elif s is not None and s.mesh == mesh and id(n) not in outs:
                 self.constraints[id(n)] = s.normalized(len(n.shape))
-        self.key = (tuple(self.leaf_specs.values()), tuple(self.out_specs), tuple(self.constraints.values()))
+        self.key = (tuple(self.leaf_specs.values()), tuple(self.out_specs),
+                    tuple(self.constraints.values()), tuple(uneven))
 
 
 def program_layout(device, order, leaves, outputs):

@@ -242,14 +242,68 @@ def test_lda_on_row_sharded_data(mesh):
                               np.asarray(one.predict(xp.asarray(X, device=ONE))))
 
 
-def test_a_split_that_does_not_divide_is_refused(mesh):
+def test_an_uneven_split_gives_the_one_device_results(mesh, mesh2d):
+    """10 and 13 rows over 8 devices: the buffers are held in a layout that divides
+    (`_sharding.stored`), the programs annotate the uneven split (XLA pads the shards inside)."""
+    rng = np.random.default_rng(3)
+    data, W = rng.normal(size=(13, 3)), rng.normal(size=(3, 5))
     rows = NamedSharding(mesh, P("x", None))
-    with pytest.raises(ValueError, match=r"shape \(10, 3\).*multiple of"):
-        xp.asarray(np.ones((10, 3)), device=rows)
-    with pytest.raises(ValueError, match="multiple of"):
-        xp.zeros((12, 3)).to_device(rows)
+    X = xp.asarray(data, device=rows)
+    assert X.sharding == rows  # what was asked for
+    assert [s.data.shape for s in X._node.buffer.addressable_shards] == [(13, 3)] * 8  # held whole
+    assert np.array_equal(np.asarray(X), data)
+    one, many, out = both(lambda a: xp.exp(a) * 2.0 + a, data, sharding=[rows])
+    np.testing.assert_allclose(many, one, rtol=1e-15)
+    for axis in (0, 1, None):
+        for f in (xp.sum, xp.max, xp.mean):
+            one, many, _ = both(lambda a: f(a, axis=axis), data, sharding=[rows])
+            np.testing.assert_allclose(many, one, rtol=1e-13, atol=1e-13)
+    one, many, out = both(lambda a, b: a @ b, data, W, sharding=[rows, NamedSharding(mesh, P())])
+    np.testing.assert_allclose(many, one, rtol=1e-13)
+    one, many, _ = both(lambda a: a[2:11:3] + a[np.array([12, 0, 5])][:1], data, sharding=[rows])
+    np.testing.assert_allclose(many, one, rtol=1e-15)
+    # a pending array placed unevenly; to_device onto an uneven split; a 2-D mesh (13 over 4x2)
+    Z = xp.zeros((10, 3), device=rows) + 1.0
+    assert Z.sharding == rows and np.array_equal(np.asarray(Z), np.ones((10, 3)))
+    Y = xp.asarray(data, device=ONE).to_device(rows)
+    assert Y.sharding == rows and np.array_equal(np.asarray(Y * 3.0), data * 3.0)
+    grid = NamedSharding(mesh2d, P("x", "y"))
+    one, many, _ = both(lambda a: xp.sum(a * a, axis=0), data, sharding=[grid])
+    np.testing.assert_allclose(many, one, rtol=1e-13)
     with pytest.raises(ValueError, match="2 entries for an array of 1 axes"):
         xp.zeros(8, device=rows)
+
+
+def test_an_uneven_split_partitions_the_program(mesh, tmp_path):
+    """The program itself carries the uneven split (an sdy.sharding_constraint on the parameter,
+    which is held replicated), so XLA partitions the work rather than replicating it."""
+    xp.config.dump_dir = str(tmp_path)
+    try:
+        X = xp.asarray(np.ones((10, 3)), device=NamedSharding(mesh, P("x", None)))
+        y = np.asarray(xp.sum(X * 2.0, axis=0))
+    finally:
+        xp.config.dump_dir = None
+    assert np.array_equal(y, np.full(3, 20.0))
+    texts = [p.read_text() for p in tmp_path.iterdir()]
+    assert any('sdy.sharding = #sdy.sharding<@mesh, [{}, {}]>' in t and "sdy.sharding_constraint" in t
+               and '#sdy.sharding<@mesh, [{"x"}, {}]>' in t for t in texts), texts
+
+
+def test_kmeans_with_an_uneven_row_split(mesh):
+    rng = np.random.default_rng(4)
+    centers = rng.normal(0, 4, (4, 8))
+    X = rng.normal(size=(250, 8)) + centers[rng.integers(0, 4, 250)]  # 250 = 8 * 31 + 2
+    C0 = X[:4].copy()
+    one = np.asarray(kmeans(xp.asarray(X, device=ONE), xp.asarray(C0, device=ONE), 8))
+    xp.metrics.reset()
+    many = kmeans(xp.asarray(X, device=NamedSharding(mesh, P("x", None))),
+                  xp.asarray(C0, device=NamedSharding(mesh, P())), 8)
+    np.testing.assert_allclose(np.asarray(many), one, rtol=1e-12)
+    assert xp.metrics.unrequested_reshards == 0
+
+
+def test_a_slice_of_a_split_array_is_still_right(mesh):
+    rows = NamedSharding(mesh, P("x", None))
     X = xp.asarray(np.arange(48.0).reshape(16, 3), device=rows)
     part = X[2:7] * 2.0  # 5 rows: not split (replicated), still right
     assert part.sharding == NamedSharding(mesh, P()) or part.sharding.spec[0] is None
