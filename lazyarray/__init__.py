@@ -49,6 +49,7 @@ from . import _config as config  # noqa: E402
 from ._engine import clear_cache  # noqa: E402
 from . import fft  # noqa: E402
 from . import linalg  # noqa: E402
+from . import sharding  # noqa: E402  (Mesh, PartitionSpec, NamedSharding: lazyarray.sharding)
 
 globals().update(_ELEMENTWISE)
 
@@ -83,7 +84,7 @@ __all__ = [
     "moveaxis", "multiply", "nan", "negative", "newaxis", "nextafter", "nonzero", "not_equal",
     "ones", "ones_like", "permute_dims", "pi", "positive", "pow", "prod", "real", "reciprocal",
     "remainder", "repeat", "report", "reshape", "result_type", "roll", "round", "searchsorted",
-    "sign", "signbit", "sin", "sinh", "sort", "sqrt", "square", "squeeze", "stablehlo", "stack",
+    "sharding", "sign", "signbit", "sin", "sinh", "sort", "sqrt", "square", "squeeze", "stablehlo", "stack",
     "std", "subtract", "sum", "take", "take_along_axis", "tan", "tanh", "tensordot", "tile",
     "tril", "triu", "trunc", "uint16", "uint32", "uint64", "uint8", "unique_all",
     "unique_counts", "unique_inverse", "unique_values", "unstack", "var", "vecdot", "where",
