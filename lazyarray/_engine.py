@@ -125,7 +125,7 @@ def _run_segmented(outputs, order, device, site, keep_tail):
     """Compute a loop's unrolled graph (`order`: its computed nodes) chunk by chunk (see
     `_segment`). Returns False when the graph is not periodic. With `keep_tail`, the nodes after
     the last whole chunk stay pending and count towards the next cut's budget."""
-    found = _segment.chunks(outputs, order, keep_tail, repeat=device.mesh is None)  # (REPEAT has no mesh layout rule)
+    found = _segment.chunks(outputs, order, keep_tail, repeat=True)  # (on a mesh too: _sharding_rules has REPEAT's rule)
     if found is None:
         return False
     pieces, tail = found

@@ -4,7 +4,7 @@ Each node's layout (a normalized spec, see `_sharding`): the one the user asked 
 buffer carries (`_sharding.explicit`); else derived from its operands by a few rules that keep
 the split where it stays cheap (elementwise: an operand's layout; reduce: the operand's layout
 without the reduced axes; dot_general: the lhs batch and free axes and the rhs free axes;
-transpose and broadcast: moved with the axes); else unknown. Inside a program only the explicit
+transpose and broadcast: moved with the axes; a loop (`REPEAT`): its carry's layout); else unknown. Inside a program only the explicit
 layouts are annotated (`sdy.sharding_constraint`) and XLA's propagation decides the rest; a
 program output must be laid out one way (it becomes a buffer we hold), so an output of unknown
 layout is replicated (XLA gathers it).
@@ -19,6 +19,7 @@ import weakref
 from . import _sharding
 from ._ops.dot import DOT_GENERAL
 from ._ops.elementwise import Elementwise
+from ._ops.loop import REPEAT
 from ._ops.reduce import REDUCE
 from ._ops.shape import BROADCAST_IN_DIM, TRANSPOSE
 
@@ -81,6 +82,8 @@ def _rule(node, specs):
             if args[0].shape[i] == node.shape[d]:
                 out[d] = specs[0][i]
         return tuple(out)
+    if op is REPEAT:  # the loop's value keeps its carry's layout (XLA propagates through the body)
+        return specs[1 + node.attrs.body.carry]
     if op is DOT_GENERAL:
         lb, rb, lc, rc = node.attrs
         (x, y), (sx, sy) = args, specs

@@ -156,6 +156,29 @@ def test_kmeans_loop_and_its_compile_count(mesh, engine):
     assert xp.metrics.compiles == 0
 
 
+def test_a_loop_on_a_mesh_runs_as_one_program(mesh):
+    """A loop's unrolled graph on a mesh is folded into one while loop (REPEAT), as on one device:
+    a few programs per sync, not one per iteration (the 1-device-mesh slowdown of SCALING.md)."""
+    rng = np.random.default_rng(5)
+    X, y = rng.normal(size=(64, 8)), (rng.random(64) > 0.5).astype(np.float64)
+
+    def logreg(X, y, w):
+        for _ in range(30):
+            p = 1.0 / (1.0 + xp.exp(-(X @ w)))
+            w = w - 0.5 * (X.T @ (p - y)) / X.shape[0]
+        return w
+
+    one = np.asarray(logreg(xp.asarray(X, device=ONE), xp.asarray(y, device=ONE), xp.zeros(8, device=ONE)))
+    rep = NamedSharding(mesh, P())
+    args = (xp.asarray(X, device=NamedSharding(mesh, P("x", None))), xp.asarray(y, device=NamedSharding(mesh, P("x"))),
+            xp.zeros(8, device=rep))
+    np.asarray(logreg(*args))
+    xp.metrics.reset()
+    many = np.asarray(logreg(*args))
+    np.testing.assert_allclose(many, one, rtol=1e-12)
+    assert xp.metrics.executions <= 3 and xp.metrics.segmented_syncs == 1, xp.metrics.as_dict()
+
+
 def test_pca_on_row_sharded_data(mesh):
     sklearn = pytest.importorskip("sklearn")
     from sklearn.decomposition import PCA
