@@ -9,6 +9,7 @@ partitioning costs and that answers and compile counts do not change, not a spee
 
     .venv/bin/python -m benchmarks.scaling            # writes benchmarks/SCALING.md and scaling.json
     .venv/bin/python -m benchmarks.scaling --quick
+    .venv/bin/python -m benchmarks.scaling --mesh-overhead   # only the no-mesh / 1-device-mesh rounds
 """
 from __future__ import annotations
 
@@ -69,12 +70,61 @@ def _child(args):
     print(json.dumps(out))
 
 
+def _mesh_overhead(args):
+    """One process, one device: the same workloads without a mesh and on a 1-device mesh,
+    alternated round by round (so both see the same machine load); best and median per side."""
+    import numpy as np
+
+    import lazyarray as xp
+    from lazyarray import _engine
+    from benchmarks import workloads as w
+    from lazyarray.sharding import Mesh, NamedSharding, PartitionSpec as P
+
+    dev = xp.__array_namespace_info__().devices()[0]
+    mesh = Mesh([dev], ("x",))
+    places = {"no mesh": (dev, dev, dev),
+              "1-device mesh": (NamedSharding(mesh, P("x", None)), NamedSharding(mesh, P("x")), NamedSharding(mesh, P()))}
+    rng = np.random.default_rng(0)
+    X, C = w._blobs(args.kmeans_rows, 16, 8, np.float32)(rng)
+    Xl, y, w0 = w._logistic(args.logreg_rows, 32, np.float32)(rng)
+    runs = {}
+    for side, (rows, vec, rep) in places.items():
+        Xa = xp.asarray(X, device=rows)
+        runs[(side, "kmeans")] = (Xa.device, lambda Xa=Xa, Ca=xp.asarray(C, device=rep): w.kmeans(xp, Xa, Ca, iters=args.iters))
+        La = xp.asarray(Xl, device=rows)
+        runs[(side, "logreg")] = (La.device, lambda La=La, ya=xp.asarray(y, device=vec), wa=xp.asarray(w0, device=rep):
+                                  w.logreg(xp, La, ya, wa, steps=args.iters))
+    times = {k: [] for k in runs}
+    for r in range(args.repeats + 2):
+        for k, (device, fn) in runs.items():
+            with device:
+                t0 = time.perf_counter()
+                np.asarray(fn())
+                if r >= 2:  # (two warm-up rounds: compiles, the interpreter tier's handover)
+                    times[k].append(time.perf_counter() - t0)
+        _engine.wait_for_compiles()
+    out = {f"{side}/{name}": {"best_s": min(v), "median_s": sorted(v)[len(v) // 2]} for (side, name), v in times.items()}
+    print(json.dumps(out))
+
+
 def _run(n, kmeans_rows, logreg_rows, args):
-    env = dict(os.environ, XLA_FLAGS=f"--xla_force_host_platform_device_count={max(n, 1)}", JAX_PLATFORMS="cpu")
+    env = dict(os.environ, XLA_FLAGS=f"--xla_force_host_platform_device_count={max(n, 1)}", JAX_PLATFORMS="cpu",
+               LAZYARRAY_CACHE_DIR="0")  # (first runs and compile counts without the disk cache)
     cmd = [sys.executable, "-m", "benchmarks.scaling", "--child", "--devices", str(n), "--iters", str(args.iters),
            "--repeats", str(args.repeats), "--kmeans-rows", str(kmeans_rows), "--logreg-rows", str(logreg_rows)]
     r = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, check=True)
     return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def _run_overhead(args):
+    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=1", JAX_PLATFORMS="cpu", LAZYARRAY_CACHE_DIR="0")
+    cmd = [sys.executable, "-m", "benchmarks.scaling", "--child", "--mesh-overhead", "--iters", str(args.iters),
+           "--repeats", str(max(args.repeats, 15)), "--kmeans-rows", str(args.kmeans_rows), "--logreg-rows", str(args.logreg_rows)]
+    r = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+    res = json.loads(r.stdout.strip().splitlines()[-1])
+    for k, v in res.items():
+        print("overhead", k, {n: f"{t * 1e3:.1f} ms" for n, t in v.items()}, flush=True)
+    return res
 
 
 def main():
@@ -86,12 +136,16 @@ def main():
     ap.add_argument("--kmeans-rows", type=int, default=80_000)
     ap.add_argument("--logreg-rows", type=int, default=80_000)
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--mesh-overhead", action="store_true", help="only the no-mesh / 1-device-mesh comparison")
     args = ap.parse_args()
     if args.child:
-        return _child(args)
+        return _mesh_overhead(args) if args.mesh_overhead else _child(args)
     if args.quick:
         args.kmeans_rows = args.logreg_rows = 16_000
         args.repeats = 3
+    overhead = _run_overhead(args)
+    if args.mesh_overhead:
+        return
     rows = []
     for mode in ("strong", "weak"):
         for n in (0, 1, 2, 4, 8):
@@ -115,6 +169,17 @@ def main():
     for r in rows:
         lines.append(f"| {r['mode']} | {r['workload']} | {r['devices'] or '1 (no mesh)'} | {r['rows']} | "
                      f"{r['best_s'] * 1e3:.1f} ms | {r['first_s'] * 1e3:.0f} ms | {r['compiles']} | {r['checksum']:.6g} |")
+    lines += ["", "## A 1-device mesh against no mesh",  "",
+              f"The same loops ({args.kmeans_rows} / {args.logreg_rows} rows, {args.iters} iterations) in one process "
+              "on one device, without a mesh and on a 1-device mesh, alternated round by round so both sides see "
+              f"the same machine load (`python -m benchmarks.scaling --mesh-overhead`; {max(args.repeats, 15)} rounds "
+              "after 2 warm-up rounds). The table above times each device count in its own process, one after "
+              "another, and on this shared machine differs by more than this between runs.", "",
+              "| workload | no mesh: best | median | 1-device mesh: best | median |", "|---|---|---|---|---|"]
+    for name in ("kmeans", "logreg"):
+        a, b = overhead[f"no mesh/{name}"], overhead[f"1-device mesh/{name}"]
+        lines.append(f"| {name} | {a['best_s'] * 1e3:.1f} ms | {a['median_s'] * 1e3:.1f} ms | "
+                     f"{b['best_s'] * 1e3:.1f} ms | {b['median_s'] * 1e3:.1f} ms |")
     lines += ["", "No GPU was available to this work: GPU figures are still to be measured."]
     with open(os.path.join(HERE, "SCALING.md"), "w") as f:
         f.write("\n".join(lines) + "\n")

@@ -285,6 +285,13 @@ def test_an_uneven_split_gives_the_one_device_results(mesh, mesh2d):
     np.testing.assert_allclose(many, one, rtol=1e-13)
     one, many, _ = both(lambda a: a[2:11:3] + a[np.array([12, 0, 5])][:1], data, sharding=[rows])
     np.testing.assert_allclose(many, one, rtol=1e-15)
+    def setitem(a):
+        a[5] = 0.0
+        a[:, 1] = a[:, 2] * 2.0
+        return a - xp.mean(a, axis=0)
+
+    one, many, _ = both(setitem, data, sharding=[rows])
+    np.testing.assert_allclose(many, one, rtol=1e-13, atol=1e-15)
     # a pending array placed unevenly; to_device onto an uneven split; a 2-D mesh (13 over 4x2)
     Z = xp.zeros((10, 3), device=rows) + 1.0
     assert Z.sharding == rows and np.array_equal(np.asarray(Z), np.ones((10, 3)))
