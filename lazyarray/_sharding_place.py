@@ -6,9 +6,10 @@ into its `MeshDevice`) and then `place` lays the fresh node out as asked: a leaf
 re-laid out at once (XLA moves the shards), a pending node records the layout, which its program
 pins (an output's annotation, or an `sdy.sharding_constraint` inside). A split that does not
 divide its axis is allowed: the buffer is held in `_sharding.stored`'s layout and programs
-annotate the uneven split itself (XLA pads the shards inside). `to_device` to a layout
-is eager: it computes x (a sync) and moves the buffer (device to device within a mesh; through
-the host from another device).
+annotate the uneven split itself (XLA pads the shards inside). `to_device` to another layout
+of the same mesh is lazy for a pending x (an identity node laid out as asked: the program that
+computes x moves it); otherwise it is eager: a computed buffer is moved at once (device to
+device within a mesh), and x on another device is computed (a sync) and sent through the host.
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ import numpy as np
 from . import _engine, _runtime, _sharding
 from ._devices import check_device, check_dtype
 from ._graph import leaf_from_buffer
+from ._ops.shape import RESHAPE
 from ._sharding_rules import spec_of
 
 
@@ -87,7 +89,8 @@ def sharding(array):
 
 def to_device(array, target):
     """`x.to_device(target)` when target is a mesh or a NamedSharding, or x is on a mesh: a new
-    leaf holding x's value laid out there (eager)."""
+    leaf holding x's value laid out there (eager), or for a pending x on that mesh, a pending
+    identity node laid out there (lazy)."""
     device = check_device(target)
     check_dtype(device, array._node.dtype)
     node = array._node
@@ -101,9 +104,12 @@ def to_device(array, target):
     spec = _sharding.stored(requested.mesh, _sharding.check_spec(requested, shape), shape)
     if array._device is device and sharding(array) == requested:
         return array
+    if array._device is device and node.op is not None and node.buffer is None and node.host is None:
+        # pending on this mesh: lazy, an identity node laid out as asked (its program moves it)
+        moved = RESHAPE.bind((node,), RESHAPE.Attrs(shape))
+        _sharding.explicit[moved] = requested
+        return type(array)._wrap(moved, device)
     if array._device is device:
-        if node.op is not None:
-            _engine.realize([node], device, "to_device")
         buf = node.buffer if node.buffer is not None else _runtime.put(np.asarray(node.host), device._pjrt)
         buf = _runtime.reshard(buf, device._pjrt, spec)
     else:

@@ -212,6 +212,20 @@ def test_to_device_between_devices_and_layouts(mesh, data):
     assert np.array_equal(np.asarray(c), (data[0] + 1.0) * 2.0)
 
 
+def test_to_device_of_a_pending_array_within_a_mesh_is_lazy(mesh, data):
+    rows, cols = NamedSharding(mesh, P("x", None)), NamedSharding(mesh, P(None, "x"))
+    X = xp.asarray(data[0], device=rows)
+    xp.metrics.reset()
+    Y = (X * 2.0).to_device(cols)  # pending: nothing runs yet
+    assert xp.metrics.executions == 0 and Y._node.buffer is None
+    assert Y.sharding == cols
+    Z = xp.sum(Y, axis=0)
+    np.testing.assert_allclose(np.asarray(Z), np.sum(data[0] * 2.0, axis=0), rtol=1e-13)
+    assert np.array_equal(np.asarray(Y), data[0] * 2.0)
+    assert Y.sharding == cols and [s.data.shape for s in Y._node.buffer.addressable_shards] == [(32, 1)] * 8
+    assert xp.metrics.unrequested_reshards == 0
+
+
 def test_a_mislaid_input_is_resharded_and_counted(mesh, data, engine):
     from lazyarray import _runtime, _sharding
     rows = NamedSharding(mesh, P("x", None))
