@@ -194,11 +194,26 @@ def _reshape_method(self, *shape, copy=None):
 
 
 def _reduction_method(function):
+    """numpy's method signature: `(axis, dtype, out, keepdims)` for sum/prod/mean and `(axis, out,
+    keepdims)` for max/min/any/all, as `np.sum(x, axis=0)` calls it on any array with a `sum`
+    method (it passes `out=None`, and `dtype=None` where it has one)."""
     fname = function.__name__
 
-    def method(self, axis=None, keepdims=False, **kwargs):
+    def reduce(self, axis, dtype, out, keepdims, kwargs):
+        if out is not None:
+            raise TypeError(f"{fname}: out= is not supported (lazyarray arrays are values: "
+                            f"assign the result, e.g. y[...] = x.{fname}(...)); got {type(out).__name__}")
+        if dtype is not None:
+            kwargs["dtype"] = dtype
         return function(self, axis=tuple(axis) if isinstance(axis, list) else axis,
                         keepdims=keepdims, **kwargs)
+
+    if fname in ("sum", "prod", "mean"):
+        def method(self, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+            return reduce(self, axis, dtype, out, keepdims, kwargs)
+    else:
+        def method(self, axis=None, out=None, keepdims=False, **kwargs):
+            return reduce(self, axis, None, out, keepdims, kwargs)
     method.__name__ = fname
     method.__doc__ = f"x.{fname}(...) is xp.{fname}(x, ...) (numpy's method, an extension)."
     return method

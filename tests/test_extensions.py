@@ -425,3 +425,16 @@ def test_fft_s_without_axes_takes_the_last_axes_like_numpy(fname, s):
     want = getattr(np.fft, fname)(a, s=s)
     assert got.shape == want.shape
     np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12, atol=1e-12 * np.abs(want).max())
+
+
+def test_numpy_reduction_functions_call_our_methods():
+    # np.sum(x, axis=0) calls x.sum(axis=0, dtype=None, out=None) on any array with a sum method
+    # (scikit-learn's Ledoit-Wolf does this on array-API inputs)
+    a = np.arange(12.0).reshape(3, 4)
+    x = xp.asarray(a)
+    for fn in (np.sum, np.prod, np.mean, np.max, np.min, np.any, np.all):
+        got = fn(x, axis=0)
+        np.testing.assert_allclose(np.asarray(got), fn(a, axis=0))
+    assert np.asarray(x.sum(0, xp.float32)).dtype == np.float32  # numpy's positional order
+    with pytest.raises(TypeError, match="out= is not supported"):
+        x.sum(axis=0, out=xp.zeros(4))
