@@ -91,7 +91,8 @@ def asarray(obj: Array | Scalar | SupportsBufferProtocol, /, *, dtype: DType | N
     if hasattr(obj, "__buffer__") or isinstance(obj, (bytes, bytearray, memoryview)):
         host = np.asarray(memoryview(obj))
         return from_host(host.astype(dt.as_dtype(dtype).np) if dtype is not None else host.copy(), device)
-    raise TypeError(f"cannot make an array from {type(obj).__name__}")
+    raise TypeError(f"asarray: Unsupported object {obj!r:.40} of type {type(obj).__name__}: expected a "
+                    "Python scalar, a nested sequence of them, a buffer, or an array")
 
 
 def _nested_dtype(obj):
@@ -226,8 +227,8 @@ def arange(start: int | float | Array, /, stop: int | float | Array | None = Non
         raise ValueError("arange: step must not be zero")
     floats = any(isinstance(v, (float, np.floating)) for v in (start, stop, step))
     dtype = _dtype_or(dtype, dt.DEFAULT_FLOAT if floats else dt.DEFAULT_INT)
-    if dtype.kind not in "iuf":
-        raise TypeError(f"arange: dtype must be a real numeric dtype, got {dtype}")
+    if dtype.kind not in "iufc":  # complex: numpy's, JAX's and CuPy's real values (an extension)
+        raise TypeError(f"arange: dtype must be a numeric dtype, got {dtype}")
     if floats:
         n = max(0, math.ceil((stop - start) / step))
     else:
@@ -237,7 +238,10 @@ def arange(start: int | float | Array, /, stop: int | float | Array | None = Non
         return Array._wrap(ops.constant(0, dtype, (0,)), device)
     # start + i * step: integers count in 64 bits (a negative step need not fit uint8), floats
     # in the output dtype (as numpy)
-    work = dtype if dtype.kind == "f" else (dt.uint64 if dtype is dt.uint64 and step > 0 else dt.int64)
+    if dtype.kind == "c":
+        work = dt.float64 if dtype is dt.complex128 else dt.float32
+    else:
+        work = dtype if dtype.kind == "f" else (dt.uint64 if dtype is dt.uint64 and step > 0 else dt.int64)
     idx = ops.iota((n,), 0, work)
     if not (start == 0 and step == 1):
         idx = ops.MULTIPLY(idx, ops.scalar(step, work, (n,)))

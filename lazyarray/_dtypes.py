@@ -124,12 +124,15 @@ def _promote(a: DType, b: DType):
         if need > 64:
             return None  # int* with uint64 has no integer that holds both
         return {8: int8, 16: int16, 32: int32, 64: int64}[need]
+    # integer with float or complex: numpy's (and CuPy's) result, wide enough for the integer's
+    # values: 8- and 16-bit integers keep a 32-bit float, wider ones need float64 (the standard
+    # leaves mixed kinds undefined; JAX and PyTorch keep the float's width instead)
     if kb == "f":
-        return b  # integer with float: the float (mixed kinds are not in the standard; like JAX)
+        return b if a.bits <= 16 or b.bits == 64 else float64
     if kb == "c":
         if ka == "f":
             return complex128 if max(a.bits, b.bits // 2) == 64 else complex64
-        return b
+        return b if a.bits <= 16 or b is complex128 else complex128
     return None
 
 

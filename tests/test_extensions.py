@@ -438,3 +438,12 @@ def test_numpy_reduction_functions_call_our_methods():
     assert np.asarray(x.sum(0, xp.float32)).dtype == np.float32  # numpy's positional order
     with pytest.raises(TypeError, match="out= is not supported"):
         x.sum(axis=0, out=xp.zeros(4))
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_arange_with_a_complex_dtype_like_numpy(dtype):
+    for args in ((5,), (1, 7, 2), (0.5, 3.0, 0.75)):
+        got = xp.arange(*args, dtype=getattr(xp, dtype))
+        want = np.arange(*args, dtype=dtype)
+        assert np.asarray(got).dtype == want.dtype
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)
