@@ -250,7 +250,11 @@ def write_json(path, results, env):
 
 
 def write_plots(outdir, results):
-    import matplotlib
+    try:
+        import matplotlib
+    except ImportError:  # the bench extra brings it (bin/bench.sh); the tables are written already
+        print("matplotlib is not installed: plots not written")
+        return
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
