@@ -13,7 +13,10 @@ SciPy's special cases for it are off: the fair peer for an unknown library). Pri
 from __future__ import annotations
 
 import argparse
+import ast
 import collections
+import functools
+import glob
 import os
 import xml.etree.ElementTree as ET
 
@@ -28,13 +31,48 @@ def outcomes(xp_out):
     for case in root.iter("testcase"):
         tags = {child.tag for child in case}
         outcome = "failed" if tags & {"failure", "error"} else "skipped" if "skipped" in tags else "passed"
-        yield _module(case.get("classname", "")), outcome, float(case.get("time") or 0.0)
+        if not case.get("name"):
+            continue  # a collection-level entry, not a test
+        yield _module(case.get("classname", ""), case.get("name", "")), outcome, float(case.get("time") or 0.0)
 
 
-def _module(classname):
+def _module(classname, name=""):
     if ".tests." in classname:
         return classname.split(".tests.")[0]
-    return classname.split(".")[0] if classname else ""
+    # `pytest --pyargs` (the SciPy harness) leaves the module out: find it by the test's class
+    # or function name among SciPy's test files
+    key = classname.lstrip(".").split(".")[0] or name.split("[")[0]
+    index = _scipy_index()
+    return index.get(key, "scipy (test name in several modules)" if key in _AMBIGUOUS else classname)
+
+
+_AMBIGUOUS = set()
+
+
+@functools.lru_cache(maxsize=1)
+def _scipy_index():
+    """Top-level test class and function names of SciPy's test files -> SciPy module."""
+    try:
+        import scipy
+    except ImportError:
+        return {}
+    root = os.path.dirname(scipy.__file__)
+    index = {}
+    for path in glob.glob(os.path.join(root, "**", "tests", "test_*.py"), recursive=True):
+        rel = os.path.relpath(path, os.path.dirname(root)).replace(os.sep, ".")
+        module = rel.split(".tests.")[0]
+        try:
+            tree = ast.parse(open(path, encoding="utf-8").read())
+        except (SyntaxError, UnicodeDecodeError):
+            continue
+        for node in tree.body:
+            if isinstance(node, (ast.ClassDef, ast.FunctionDef)):
+                if index.get(node.name, module) != module:
+                    _AMBIGUOUS.add(node.name)
+                index[node.name] = module
+    for name in _AMBIGUOUS:
+        index.pop(name, None)
+    return index
 
 
 def tally(xp_out):
