@@ -45,6 +45,23 @@ def fresh(engine, monkeypatch):
 
 
 @pytest.fixture
+def fail_next_execute(monkeypatch):
+    """arm(message): the next PJRT execute raises RuntimeError(message); later ones run."""
+    from lazyarray import _runtime
+
+    def arm(message):
+        real, armed = _runtime.execute, [True]
+
+        def fail_once(executable, inputs):
+            if armed[0]:
+                armed[0] = False
+                raise RuntimeError(message)
+            return real(executable, inputs)
+        monkeypatch.setattr(_runtime, "execute", fail_once)
+    return arm
+
+
+@pytest.fixture
 def rng():
     return np.random.default_rng(1234)
 

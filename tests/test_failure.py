@@ -193,19 +193,11 @@ def test_failure_in_the_middle_of_a_chunked_loop(fresh, monkeypatch, rng):
     np.testing.assert_allclose(np.asarray(v), v_np, rtol=1e-12)
 
 
-def test_failed_sync_at_a_graph_cut(monkeypatch, fresh, rng):
+def test_failed_sync_at_a_graph_cut(monkeypatch, fresh, rng, fail_next_execute):
     """An error inside an automatic cut surfaces at the traced call; the arrays stay pending
     and keep their values."""
     monkeypatch.setattr(_config, "node_budget", 50)
-    real_execute, armed = _runtime.execute, [True]
-
-    def fail_once(executable, inputs):
-        if armed[0]:
-            armed[0] = False
-            raise RuntimeError("injected failure at a cut")
-        return real_execute(executable, inputs)
-
-    monkeypatch.setattr(_runtime, "execute", fail_once)
+    fail_next_execute("injected failure at a cut")
     x_np = rng.standard_normal(5)
     x, want = xp.asarray(x_np), x_np.copy()
     with pytest.raises(RuntimeError, match="at a cut"):

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import lazyarray as xp
-from lazyarray import _config, _engine, _runtime, _segment
+from lazyarray import _config, _engine, _segment
 from lazyarray._ops.dot import DOT_GENERAL
 from lazyarray._ops.loop import REPEAT
 from lazyarray._ops.shape import TRANSPOSE
@@ -159,21 +159,13 @@ def test_steps_that_differ_fall_back_to_a_program_per_step(fresh, rng, monkeypat
     assert fresh.chunks_run - before >= 19
 
 
-def test_failed_repeat_keeps_the_value_pending(fresh, rng, monkeypatch):
+def test_failed_repeat_keeps_the_value_pending(fresh, rng, monkeypatch, fail_next_execute):
     """The REPEAT program fails: nothing is realized, the array stays pending, and the next
     read computes numpy's value."""
     monkeypatch.setattr(_config, "node_budget", 10 ** 6)
     X, y, w = _logistic(rng, 300, 5)
     out = logreg(xp, xp.asarray(X), xp.asarray(y), xp.asarray(w), 30)
-    real, armed = _runtime.execute, [True]
-
-    def fail_once(executable, inputs):
-        if armed[0]:
-            armed[0] = False
-            raise RuntimeError("injected failure in the loop's program")
-        return real(executable, inputs)
-
-    monkeypatch.setattr(_runtime, "execute", fail_once)
+    fail_next_execute("injected failure in the loop's program")
     with pytest.raises(RuntimeError, match="loop's program"):
         np.asarray(out)
     assert out._node.op is not None
