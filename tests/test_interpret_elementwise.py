@@ -67,6 +67,22 @@ def test_complex_multiply_within_fma_rounding(d):
     assert np.all(np.abs(got - want) <= 4 * eps * scale)
 
 
+@pytest.mark.parametrize("d", COMPLEX, ids=ids(COMPLEX))
+def test_complex_divide_within_rounding(d):
+    # both scale the division; their roundings differ by at most ~2 eps of the quotient, and the
+    # NaN/infinity classes of every pair of special values agree
+    eps = np.finfo(d.np).eps
+    a, b = pairs(d)
+    got, want = both(ops.DIVIDE(leaf(a), leaf(b)))
+    for f in (np.isnan, np.isinf):
+        np.testing.assert_array_equal(f(got.real) | f(got.imag), f(want.real) | f(want.imag))
+    rng = np.random.default_rng(4)
+    ra, rb = (rng.standard_normal((2, 500)) + 1j * rng.standard_normal((2, 500))).astype(d.np)
+    got, want = both(ops.DIVIDE(leaf(ra), leaf(rb)))
+    assert got.dtype == d.np
+    assert np.all(np.abs(got - want) <= 3 * eps * np.abs(want))
+
+
 @pytest.mark.parametrize("op", [ops.ADD, ops.DIVIDE, ops.MAXIMUM, ops.SHIFT_LEFT])
 def test_binary_zero_d_operands(op):
     # a 0-D operand next to an array (the lowering broadcasts it), and two 0-D operands
