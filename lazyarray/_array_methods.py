@@ -91,7 +91,7 @@ def _same_kind(source, target):
     return source.kind == target.kind and source.kind in "fc"
 
 
-def _numpy_operand(value, x):
+def numpy_operand(value, x):
     """numpy on the other side of an operator: a numpy scalar acts as the Python scalar of its
     kind (weakly typed: x * np.float64(2) keeps x's dtype), a numpy array as our array of its
     values and dtype (so `x + np.ones(3)` and `np.ones(3) + x` are both lazyarray arrays: numpy
@@ -108,7 +108,7 @@ def _binary(name, fname):
 
     def general(self, other, swap):
         if not isinstance(other, _SCALAR_TYPES):
-            other = _numpy_operand(other, self)
+            other = numpy_operand(other, self)
             if other is NotImplemented:
                 return NotImplemented
         return f(other, self) if swap else f(self, other)
@@ -126,7 +126,7 @@ def _binary(name, fname):
 
     def iop(self, other, /):
         if not isinstance(other, _SCALAR_TYPES):
-            other = _numpy_operand(other, self)
+            other = numpy_operand(other, self)
             if other is NotImplemented:
                 return NotImplemented
         result = op(self, other)

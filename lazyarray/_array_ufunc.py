@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._array_methods import numpy_operand
 from ._array_object import Array
 from ._creation_functions import asarray
 from ._elementwise_functions import FUNCTIONS as _ELEMENTWISE
@@ -39,15 +40,13 @@ _SAME.update({np_name: _ELEMENTWISE[ours] for np_name, ours in _RENAMED.items() 
 _SAME["matmul"] = matmul
 
 
-def _lazy_argument(v, device):
-    """An argument our function takes: our arrays as they are, numpy scalars as Python scalars
-    (as `x * np.float64(2)` treats them), numpy arrays as our arrays on `device`."""
-    if isinstance(v, Array):
-        return v
-    if isinstance(v, np.generic):
-        return v.item()
-    if isinstance(v, np.ndarray):
-        return asarray(v, device=device)
+def _lazy_argument(v, like):
+    """An argument our function takes: numpy scalars and numeric arrays as the operators take
+    them (`_array_methods.numpy_operand`), everything else as it is."""
+    if isinstance(v, (np.generic, np.ndarray)):
+        v = numpy_operand(v, like)
+        if v is NotImplemented:
+            raise TypeError("not a numeric numpy value")  # numpy computes the call
     return v
 
 
@@ -74,11 +73,11 @@ def _ours(result, device):
 
 def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     """`Array.__array_ufunc__`: see the module docstring."""
-    device = next(v.device for v in (*inputs, *kwargs.get("out", ())) if isinstance(v, Array))
+    device = self.device  # (self is one of the inputs or outputs)
     fn = _SAME.get(ufunc.__name__) if method == "__call__" and not kwargs else None
     if fn is not None and ufunc is getattr(np, ufunc.__name__, None) and _one_kind(inputs):
         try:
-            return fn(*(_lazy_argument(v, device) for v in inputs))
+            return fn(*(_lazy_argument(v, self) for v in inputs))
         except TypeError:
             pass  # a promotion numpy does and the standard does not: numpy computes it
     out = kwargs.pop("out", None)
