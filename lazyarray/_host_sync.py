@@ -29,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _checks, _config, _verify
+from ._interpret import leaf_value, node_value
 from . import _ops as ops
 from ._graph import pending
 from ._metrics import metrics
@@ -186,7 +187,7 @@ class _Evaluator:
         if size > SMALL:
             raise _Fallback
         if node.op is None:
-            v = _leaf_value(node)
+            v = leaf_value(node)
         else:
             if _any_large(node.args):
                 # a few elements of a large operand (the probe's `reshape(y, -1)[0]`): each
@@ -199,7 +200,7 @@ class _Evaluator:
                         v[idx] = self._pushed(node, idx)
             else:
                 self._check(node)
-                v = _normalized(node.op.evaluate(node, *[self.whole(a) for a in node.args]), node)
+                v = node_value(node.op.evaluate(node, *[self.whole(a) for a in node.args]), node)
             self.computed += 1
         if self.seen is not None:
             self._visited(node)
@@ -214,7 +215,7 @@ class _Evaluator:
         if node.op is None:  # (a CPU buffer's numpy view, or the host value: no copy)
             if self.seen is not None:
                 self._visited(node)
-            return _leaf_value(node)[idx]
+            return leaf_value(node)[idx]
         if _size(node) <= SMALL:
             return self.whole(node)[idx]
         return self._pushed(node, idx)
@@ -225,7 +226,7 @@ class _Evaluator:
         op = node.op
         if op in _ELEMENTWISE:
             args = [self.element(a, idx) if a.shape else self.whole(a) for a in node.args]
-            v = _normalized(op.evaluate(node, *args), node, ())
+            v = node_value(op.evaluate(node, *args), node, ())
         else:
             push = _PUSH.get(op)
             if push is None:
@@ -234,16 +235,6 @@ class _Evaluator:
         if self.seen is not None:
             self._visited(node)
         return v
-
-
-def _normalized(v, node, shape=None):
-    npdt = node.dtype.np
-    if type(v) is not np.ndarray or v.dtype != npdt:
-        v = np.asarray(v, dtype=npdt)
-    want = node.shape if shape is None else shape
-    if v.shape != want:
-        raise AssertionError(f"host read: {node} evaluated to shape {v.shape}, expected {want}")
-    return v
 
 
 # ---------------------------------------------------------------- an index through shape ops
@@ -295,17 +286,3 @@ _PUSH = {
     ops.RESHAPE: _push_reshape, ops.BROADCAST_IN_DIM: _push_broadcast, ops.TRANSPOSE: _push_transpose,
     ops.REVERSE: _push_reverse, ops.SLICE: _push_slice, ops.DYNAMIC_SLICE: _push_dynamic_slice,
 }
-
-
-def _leaf_value(leaf):
-    if leaf.buffer is not None:
-        v = np.asarray(leaf.buffer)
-    else:
-        v = leaf.host
-        if type(v) is not np.ndarray or v.dtype != leaf.dtype.np:
-            v = np.asarray(v, dtype=leaf.dtype.np)
-    if v.dtype != leaf.dtype.np:
-        v = v.astype(leaf.dtype.np)
-    if v.shape != leaf.shape:
-        v = v.reshape(leaf.shape)
-    return v

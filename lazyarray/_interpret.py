@@ -33,16 +33,10 @@ def interpret(order, leaves, outputs):
     """Evaluate the graph; one numpy array per output, of exactly its node's shape and dtype."""
     env = {}
     for leaf in leaves:
-        env[id(leaf)] = _leaf_value(leaf)
+        env[id(leaf)] = leaf_value(leaf)
     with np.errstate(all="ignore"):
         for node in order:
-            v = node.op.evaluate(node, *[env[id(a)] for a in node.args])
-            npdt = node.dtype.np
-            if type(v) is not np.ndarray or v.dtype != npdt:
-                v = np.asarray(v, dtype=npdt)
-            if v.shape != node.shape:
-                raise AssertionError(f"interpreter: {node} evaluated to shape {v.shape}")
-            env[id(node)] = v
+            env[id(node)] = node_value(node.op.evaluate(node, *[env[id(a)] for a in node.args]), node)
     out = []
     for o in outputs:
         v = env[id(o)]
@@ -52,8 +46,22 @@ def interpret(order, leaves, outputs):
     return out
 
 
-def _leaf_value(leaf):
-    if leaf.host is not None:  # (on an accelerator, also the host copy kept beside a buffer: _tier_policy)
+def node_value(v, node, shape=None):
+    """An evaluation's result as a numpy array of the node's dtype; `shape` (default the node's)
+    is checked: an evaluation that disagrees with its op's rule is a bug, never silently reshaped."""
+    npdt = node.dtype.np
+    if type(v) is not np.ndarray or v.dtype != npdt:
+        v = np.asarray(v, dtype=npdt)
+    want = node.shape if shape is None else shape
+    if v.shape != want:
+        raise AssertionError(f"interpreter: {node} evaluated to shape {v.shape}, expected {want}")
+    return v
+
+
+def leaf_value(leaf):
+    """A leaf's value as numpy: its host value (on an accelerator, also the host copy kept beside
+    a buffer), else its buffer's."""
+    if leaf.host is not None:  # (the copy beside a buffer: _tier_policy.fetch_inputs)
         v = np.asarray(leaf.host, dtype=leaf.dtype.np)
     else:
         v = np.asarray(leaf.buffer)
