@@ -29,10 +29,11 @@ from __future__ import annotations
 import numpy as np
 
 from . import _checks, _config, _verify
-from ._interpret import leaf_value, node_value
+from ._interpret import leaf_value
 from . import _ops as ops
 from ._graph import pending
 from ._metrics import metrics
+from ._ops.core import node_value
 from ._ops.reduce import REDUCE
 
 SMALL = 64       # elements: a node this small is computed whole

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._ops.core import node_value
+
 __all__ = ["supports", "interpret"]
 
 
@@ -44,18 +46,6 @@ def interpret(order, leaves, outputs):
             v = np.array(v, dtype=o.dtype.np, order="C", copy=True)
         out.append(v)
     return out
-
-
-def node_value(v, node, shape=None):
-    """An evaluation's result as a numpy array of the node's dtype; `shape` (default the node's)
-    is checked: an evaluation that disagrees with its op's rule is a bug, never silently reshaped."""
-    npdt = node.dtype.np
-    if type(v) is not np.ndarray or v.dtype != npdt:
-        v = np.asarray(v, dtype=npdt)
-    want = node.shape if shape is None else shape
-    if v.shape != want:
-        raise AssertionError(f"interpreter: {node} evaluated to shape {v.shape}, expected {want}")
-    return v
 
 
 def leaf_value(leaf):

@@ -35,14 +35,12 @@ import time
 import numpy as np
 
 from . import _checks, _config, _debug_log, _interpret
+from ._ops.core import INTERPRET_MAX_WORK
 from ._engine_state import state
 from ._metrics import format_site, metrics
 from ._program_cache import (COMPILE_FAILED, compile_program, from_disk, install, note_compile_error,
                              note_interpreter_error, program_key)
 
-# Elements computed by a graph (summed over its nodes) above which compiling beats interpreting:
-# numpy takes ~1-5 ns an element and op, so 2^22 element-ops cost ~4-20 ms against a 30+ ms compile.
-INTERPRET_MAX_WORK = 1 << 22
 
 INTERPRETED = True  # what `serve` returns when the interpreter computed the outputs
 

@@ -27,6 +27,23 @@ from .._graph import bind as _bind
 
 OPS = {}  # name -> OpDef
 
+# Elements computed by a graph (summed over its nodes) above which compiling beats interpreting:
+# numpy takes ~1-5 ns an element and op, so 2^22 element-ops cost ~4-20 ms against a 30+ ms compile.
+# The tier policy's limit for a graph, and REPEAT's for all the passes of its body.
+INTERPRET_MAX_WORK = 1 << 22
+
+
+def node_value(v, node, shape=None):
+    """An evaluation's result as a numpy array of the node's dtype; `shape` (default the node's)
+    is checked: an evaluation that disagrees with its op's rule is a bug, never silently reshaped."""
+    npdt = node.dtype.np
+    if type(v) is not np.ndarray or v.dtype != npdt:
+        v = np.asarray(v, dtype=npdt)
+    want = node.shape if shape is None else shape
+    if v.shape != want:
+        raise AssertionError(f"interpreter: {node} evaluated to shape {v.shape}, expected {want}")
+    return v
+
 
 class OpDef:
     __slots__ = ("name", "rule", "lower", "evaluate", "covers", "Attrs")

@@ -20,12 +20,10 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from .. import _dtypes
 from .._emit import Emitter, V, ttype
 from .._graph import Node
-from .core import OpDef
+from .core import INTERPRET_MAX_WORK, OpDef, node_value
 
 
 class Body:
@@ -130,20 +128,15 @@ def _evaluate(node, count, *values):
     for _ in range(int(count)):
         env = {id(p): v for p, v in zip(body.params, values)}
         for t in body.nodes:
-            v = t.op.evaluate(t, *[env[id(a)] for a in t.args])
-            npdt = t.dtype.np
-            if type(v) is not np.ndarray or v.dtype != npdt:
-                v = np.asarray(v, dtype=npdt)
-            env[id(t)] = v
+            env[id(t)] = node_value(t.op.evaluate(t, *[env[id(a)] for a in t.args]), t)
         values[body.carry] = env[id(out)]
     return values[body.carry]
 
 
 # Element-ops (passes times the elements of the body's nodes) above which the loop compiles at
-# first sight: the interpreter tier's own limit for one graph (`_tier_policy.INTERPRET_MAX_WORK`,
-# ~4-20 ms of numpy against a 30+ ms compile). A chunk run one program at a time switched to its
-# compiled program mid-loop; a REPEAT is one program, so interpreting it would interpret every pass.
-INTERPRET_MAX_WORK = 1 << 22
+# first sight: the interpreter tier's own limit for one graph (`core.INTERPRET_MAX_WORK`). A chunk
+# run one program at a time switched to its compiled program mid-loop; a REPEAT is one program,
+# so interpreting it would interpret every pass.
 
 
 def _covers(node):
