@@ -111,13 +111,9 @@ def scipy_suite(lazy_dir, strict_dir, floor=0.1):
 
 # ------------------------------------------------------------------ verdicts
 
-def _v(ok):
-    return "NOT MEASURED" if ok is None else ("PASS" if ok else "MISS")
-
-
 def verdicts(main, part):
     """(target, verdict, figure) rows. `main`: benchmarks.run's results; `part`: `measure`'s."""
-    from .report import speedup
+    from .report import speedup, verdict_word as _v
     rows = []
     cons = part.get("consumers") or {}
     if "error" in cons or not cons:

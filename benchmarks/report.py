@@ -81,10 +81,13 @@ def _md_table(head, rows):
 # -- targets -------------------------------------------------------------------------------------
 
 
+def verdict_word(ok):
+    """PASS / MISS, or NOT MEASURED when there is no figure (ok is None)."""
+    return "NOT MEASURED" if ok is None else ("PASS" if ok else "MISS")
+
+
 def _verdict(ok, text):
-    if ok is None:
-        return "NOT MEASURED", text
-    return ("PASS" if ok else "MISS"), text
+    return verdict_word(ok), text
 
 
 def targets(results):
