@@ -36,6 +36,7 @@ import numpy as np
 
 from . import _checks, _config, _debug_log, _interpret
 from ._ops.core import INTERPRET_MAX_WORK
+from ._ops.fft import FFT
 from ._engine_state import state
 from ._metrics import format_site, metrics
 from ._program_cache import (COMPILE_FAILED, compile_program, from_disk, install, note_compile_error,
@@ -80,6 +81,17 @@ def may_interpret(device, plan, outputs):
     return device.mesh is None and transfer_bytes(plan.leaves, outputs) <= _config.interpret_transfer_bytes
 
 
+def keeps_host_values(order):
+    """Whether a graph the interpreter serves on the host keeps being interpreted for good: one with
+    a discrete Fourier transform. numpy's transform (pocketfft) and XLA's (DUCC) round differently
+    (`_ops.fft`: within 8 eps, about half of small transforms bit-identical), so switching such a
+    graph to its compiled program would change the bits of a call the user repeats (SciPy checks
+    that 16 threads calling `fft.hfft` get the first call's bits). On the host the interpreter's
+    transform costs what XLA's does. Which tier a graph gets is then a function of its structure
+    only: under the interpreter's work limit numpy, always; over it XLA, always."""
+    return any(node.op is FFT for node in order)
+
+
 def transfer_bytes(leaves, outputs):
     """Bytes interpreting a graph on an accelerator may move: its inputs still only on the device
     (those already fetched, and host values, cost nothing) and its outputs (sent up once a
@@ -117,8 +129,9 @@ def serve(skey, plan, outputs, device, site):
     if entry is None:
         if sum(math.prod(n.shape) for n in plan.order) > INTERPRET_MAX_WORK or not _interpret.supports(plan.order):
             return None
-        compiled = from_disk(plan.order, plan.leaves, outputs, device)  # earlier process: cheap to load
-        if compiled is not None:
+        pinned = device.platform in HOST_PLATFORMS and keeps_host_values(plan.order)
+        compiled = None if pinned else from_disk(plan.order, plan.leaves, outputs, device)
+        if compiled is not None:  # an earlier process compiled it: cheap to load
             return install(plain_key, compiled)
         if _config.debug:
             _debug_log.interpreted_new(format_site(site), plan.order)
@@ -155,7 +168,8 @@ def serve(skey, plan, outputs, device, site):
     estimate = compile_estimate(len(plan.order))
     if not on_host:
         estimate *= ACCELERATOR_COMPILE_RATIO
-    if future is None and entry.runs >= _config.interpret_first and entry.seconds >= estimate:
+    if (future is None and entry.runs >= _config.interpret_first and entry.seconds >= estimate
+            and not (on_host and keeps_host_values(plan.order))):
         # emitted before the nodes turn into leaves
         entry.future = compile_program(plain_key, plan.order, plan.leaves, outputs, device, site, background=True)
     if _checks.pending:  # a failed check raises here, before anything is realized
