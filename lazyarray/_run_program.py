@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 
-from . import _checks, _config, _dtypes, _runtime, _sharded_run, _tier_policy, _verify
+from . import _blas_threads, _checks, _config, _dtypes, _runtime, _sharded_run, _tier_policy, _verify
 from ._engine_state import state
 from ._graph import split_leaves
 from ._metrics import metrics
@@ -74,11 +74,12 @@ def run(plan, outputs, device, site):
             metrics.cache_hits += 1
         inputs = _inputs(plan.leaves, device) + recycled
         t0 = time.perf_counter()
-        if layout is None:
-            results = _runtime.execute(compiled.executable, inputs)
-        else:
-            inputs = _sharded_run.check_inputs(inputs, plan.leaves, layout)
-            results = _sharded_run.execute(compiled.executable, inputs, outputs, layout)
+        with _blas_threads.program_call(key, plan.order):  # LAPACK's thread count: the host tier's
+            if layout is None:
+                results = _runtime.execute(compiled.executable, inputs)
+            else:
+                inputs = _sharded_run.check_inputs(inputs, plan.leaves, layout)
+                results = _sharded_run.execute(compiled.executable, inputs, outputs, layout)
     except BaseException:  # nothing was realized: the dead buffers taken for outputs go back
         _give_back(recycled, donated, outputs, device)
         raise

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _blas_threads
 from .core import OpDef, kinds
 from .shape import TRANSPOSE, reshape
 
@@ -44,7 +45,8 @@ def _dot(node, x, y):
         wide = np.int64 if d.kind == "i" else np.uint64
         r = np.matmul(xm.astype(wide), ym.astype(wide)).astype(d.np)
     elif np.isfinite(xm).all() and np.isfinite(ym).all():
-        r = np.matmul(xm, ym)
+        with _blas_threads.numpy_matmul(_blas_threads.matmul_work(b, m, n, k)):  # (small: 1 thread)
+            r = np.matmul(xm, ym)
     else:  # BLAS may skip zeros, losing the NaN of 0 * inf: plain loops instead
         r = np.einsum("bmk,bkn->bmn", xm, ym)
     return r.reshape(node.shape)

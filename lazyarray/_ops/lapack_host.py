@@ -22,6 +22,10 @@ compiled program's bits, eigenvector signs included. Per kernel (jaxlib 0.10.2's
     svdvals   gesdd, job N; NaN where info != 0
     triangular solve (on the CPU lowered as jax does: trsm): BLAS trsm, left side, no transpose
 
+The OpenBLAS thread count is the compiled program's too (1 and 2 threads give different bits):
+`_blas_threads.lapack_call` around each call, with the rule `_run_program` applies around
+executing a program with these custom calls.
+
 XLA runs its CPU programs with flush-to-zero and denormals-are-zero set (subnormal inputs and
 results read as zero), LAPACK calls included: a rank-deficient or tiny-scaled matrix can have
 subnormal intermediates, and then a result as large as 1e-35 (float32) differs. `decompose` sets
@@ -40,6 +44,8 @@ import platform
 import sys
 
 import numpy as np
+
+from .. import _blas_threads
 
 _PREFIX = {"float32": "s", "float64": "d", "complex64": "c", "complex128": "z"}
 
@@ -198,7 +204,7 @@ def triangular_solve(a, b, lower, unit_diagonal):
     routine jaxlib's CPU lowering of triangular_solve calls, from the same SciPy library."""
     trsm = getattr(_scipy_linalg_module("_fblas"), _PREFIX[b.dtype.name] + "trsm")
     out = np.empty(b.shape, b.dtype)
-    with _flush_denormals():
+    with _blas_threads.lapack_call(_blas_threads.solve_work(a.shape, b.shape, b.dtype)), _flush_denormals():
         for index in np.ndindex(*b.shape[:-2]):
             out[index] = trsm(1.0, np.asfortranarray(a[index]), np.array(b[index], order="F"),
                               side=0, lower=int(lower), trans_a=0, diag=int(unit_diagonal))
@@ -250,7 +256,7 @@ def decompose(name, params, x, specs):
     (shape, numpy dtype) pairs in `specs`."""
     fn = KERNELS[name]
     outs = [np.empty(shape, npdt) for shape, npdt in specs]
-    with _flush_denormals():
+    with _blas_threads.lapack_call(_blas_threads.decomposition_work(x.shape, x.dtype)), _flush_denormals():
         for index in np.ndindex(*x.shape[:-2]):
             a = np.array(x[index], order="F", copy=True)  # LAPACK's layout, as jaxlib's custom call has it
             for out, value in zip(outs, fn(a, *params)):

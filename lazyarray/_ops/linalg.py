@@ -23,7 +23,7 @@ import weakref
 
 import numpy as np
 
-from .. import _dtypes as dt
+from .. import _blas_threads, _dtypes as dt
 from .core import OpDef
 from .elementwise import compare, convert
 from .shape import broadcast_in_dim, constant, iota
@@ -125,8 +125,10 @@ def _evaluate_kernel(node, x):
 
 
 def _covers_kernel(node):
-    """jaxlib's CPU kernels only: another platform's (cuSOLVER, ...) bits are its own."""
-    return node.attrs.platform == "cpu"
+    """jaxlib's CPU kernels only: another platform's (cuSOLVER, ...) bits are its own. And only
+    calls small enough for one BLAS thread: a larger one runs on another thread count, which a
+    compiled program mixing it with small calls could not give both (`_blas_threads`)."""
+    return node.attrs.platform == "cpu" and _blas_threads.host_may_evaluate(node)
 
 
 LINALG_OPERAND = OpDef("linalg_operand", rule=lambda args, a: (args[0].shape, args[0].dtype),
