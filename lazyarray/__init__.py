@@ -13,7 +13,7 @@ SUPPORTED_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 from typing import TYPE_CHECKING as _TYPE_CHECKING  # noqa: E402
 
 from ._dtypes import (  # noqa: E402
-    bool, complex64, complex128, float32, float64, int8, int16, int32, int64,
+    bool, complex64, complex128, float16, float32, float64, int8, int16, int32, int64,
     uint8, uint16, uint32, uint64,
 )
 from ._array_object import Array  # noqa: E402
@@ -75,7 +75,7 @@ __all__ = [
     "complex64", "concat", "config", "conj", "copysign", "cos", "cosh", "count_nonzero",
     "cumulative_prod", "cumulative_sum", "diag", "diff", "divide", "e", "empty", "empty_like",
     "equal", "evaluate", "exp", "expand_dims", "expm1", "eye", "fft", "finfo", "flip",
-    "float32", "float64", "floor", "floor_divide", "from_dlpack", "full", "full_like",
+    "float16", "float32", "float64", "floor", "floor_divide", "from_dlpack", "full", "full_like",
     "graph_dot", "graph_text", "greater", "greater_equal", "hypot", "iinfo", "imag", "inf",
     "int16", "int32", "int64", "int8", "isdtype", "isfinite", "isin", "isinf", "isnan", "less",
     "less_equal", "linalg", "linspace", "log", "log10", "log1p", "log2", "logaddexp",

@@ -182,5 +182,6 @@ def check_dtype(device, dtype):
 
 
 def dtypes_of(device):
-    """The dtypes `device` supports, in the standard's order."""
-    return [d for d in dt.ALL if d not in device.missing_dtypes]
+    """The standard's dtypes `device` supports, in the standard's order (float16, an extension,
+    works everywhere but is not listed: _dtypes.STANDARD)."""
+    return [d for d in dt.STANDARD if d not in device.missing_dtypes]

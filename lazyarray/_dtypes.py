@@ -42,13 +42,19 @@ uint8 = DType("uint8", np.uint8, "ui8", "u", 8)
 uint16 = DType("uint16", np.uint16, "ui16", "u", 16)
 uint32 = DType("uint32", np.uint32, "ui32", "u", 32)
 uint64 = DType("uint64", np.uint64, "ui64", "u", 64)
+float16 = DType("float16", np.float16, "f16", "f", 16)  # an extension: see STANDARD
 float32 = DType("float32", np.float32, "f32", "f", 32)
 float64 = DType("float64", np.float64, "f64", "f", 64)
 complex64 = DType("complex64", np.complex64, "complex<f32>", "c", 64)
 complex128 = DType("complex128", np.complex128, "complex<f64>", "c", 128)
 
-ALL = (bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
-       float32, float64, complex64, complex128)
+# The standard's dtypes: what `__array_namespace_info__().dtypes()` lists. float16 is an
+# extension (numpy, PyTorch, JAX and CuPy have it, and SciPy's and scikit-learn's code takes it
+# where a namespace has it): it computes, promotes as numpy's does and passes `isdtype`'s
+# "real floating", but is not listed as supported, as array-api-compat's numpy does not list it.
+STANDARD = (bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+            float32, float64, complex64, complex128)
+ALL = STANDARD + (float16,)
 _BY_NAME = {d.name: d for d in ALL}
 _BY_NP = {d.np: d for d in ALL}
 NUMPY_DTYPES = frozenset(_BY_NP)
@@ -84,7 +90,7 @@ CATEGORIES = {
     "signed integer": frozenset({int8, int16, int32, int64}),
     "unsigned integer": frozenset({uint8, uint16, uint32, uint64}),
     "integral": frozenset({int8, int16, int32, int64, uint8, uint16, uint32, uint64}),
-    "real floating": frozenset({float32, float64}),
+    "real floating": frozenset({float16, float32, float64}),
     "complex floating": frozenset({complex64, complex128}),
     "numeric": frozenset(ALL) - {bool},
 }
@@ -95,7 +101,12 @@ CATEGORIES["integer or boolean"] = CATEGORIES["integral"] | {bool}
 CATEGORIES["any"] = frozenset(ALL)
 
 _REAL_OF = {complex64: float32, complex128: float64}
-_COMPLEX_OF = {float32: complex64, float64: complex128}
+_COMPLEX_OF = {float16: complex64, float32: complex64, float64: complex128}
+
+
+def signed_of_bits(bits):
+    """The signed integer dtype of a width: a float's bits reinterpreted (bitcast)."""
+    return {8: int8, 16: int16, 32: int32, 64: int64}[bits]
 
 
 def real_of(dt):
@@ -127,12 +138,13 @@ def _promote(a: DType, b: DType):
     # integer with float or complex: numpy's (and CuPy's) result, wide enough for the integer's
     # values: 8- and 16-bit integers keep a 32-bit float, wider ones need float64 (the standard
     # leaves mixed kinds undefined; JAX and PyTorch keep the float's width instead)
+    # (float16 holds 8-bit integers, float32 16-bit ones)
+    need = {8: 16, 16: 32, 32: 64, 64: 64}[a.bits] if ka in "iu" else a.bits
     if kb == "f":
-        return b if a.bits <= 16 or b.bits == 64 else float64
+        return b if b.bits >= need else {32: float32, 64: float64}[need]
     if kb == "c":
-        if ka == "f":
-            return complex128 if max(a.bits, b.bits // 2) == 64 else complex64
-        return b if a.bits <= 16 or b is complex128 else complex128
+        return complex128 if max(need, b.bits // 2) == 64 else complex64
+    return None
     return None
 
 
@@ -163,7 +175,7 @@ def scalar_dtype_for(value, dt: DType) -> DType:
     elif t is complex or isinstance(value, np.complexfloating):
         if dt.kind == "c":
             return dt
-        if dt is float32:
+        if dt is float32 or dt is float16:
             return complex64
         return complex128
     raise TypeError(f"expected an array or a Python scalar, got {type(value).__name__}")

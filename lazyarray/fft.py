@@ -51,6 +51,8 @@ def _real_input(x, fname):
     check_array(x)
     if x.dtype.kind != "f":
         raise TypeError(f"{fname}: expected a real floating-point array, got {x.dtype}")
+    if x.dtype is dt.float16:  # transformed in single precision, as numpy does
+        return ops.convert(x._node, dt.float32)
     return x._node
 
 

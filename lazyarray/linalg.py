@@ -72,6 +72,9 @@ def _floating(x, fname):
     check_array(x)
     if x.dtype.kind not in "fc":
         raise TypeError(f"linalg.{fname}: expected a floating-point array, got {x.dtype}")
+    if x.dtype is dt.float16:  # (numpy's linalg refuses it too)
+        raise TypeError(f"linalg.{fname}: float16 is not supported (LAPACK has no half "
+                        "precision); cast to float32 first")
     return x._node
 
 

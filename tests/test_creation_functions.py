@@ -27,7 +27,7 @@ def test_asarray_dtype_copy_and_errors():
     with pytest.raises(OverflowError):
         xp.asarray(300, dtype=xp.int8)
     with pytest.raises(TypeError):
-        xp.asarray(np.array([1], dtype=np.float16))
+        xp.asarray(np.array([1], dtype=np.longdouble))
     with pytest.raises(TypeError):
         xp.asarray(["a"])
 

@@ -384,7 +384,7 @@ def bitcast(x, dtype):
 def float_bits(x):
     """(bits, magnitude bits) of a real floating node as signed integers of its width. Tests on
     them are exact where XLA's CPU float compares are not (they call subnormals zero)."""
-    ity = dt.int32 if x.dtype.bits == 32 else dt.int64
+    ity = dt.signed_of_bits(x.dtype.bits)
     bits = bitcast(x, ity)
     return bits, AND(bits, constant(np.iinfo(ity.np).max, ity))
 
