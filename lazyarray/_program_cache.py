@@ -3,11 +3,14 @@
 A program is keyed by (device id, platform, the plan's structural key, the outputs that reuse
 dead buffers); the structural key holds ops, attributes, shapes and dtypes, never data, so a
 loop over new values hits. The in-memory cache (`state.programs`) drops its oldest program past
-`LAZYARRAY_CACHE_SIZE`. A miss emits the graph's StableHLO (`_emit`) and builds it: loaded from
-the on-disk cache when an earlier process compiled the same text (`LAZYARRAY_CACHE_DIR`, on by
-default in the per-user cache directory; an entry's name hashes the text with lazyarray's and
-jaxlib's versions, its header names jax/jaxlib/device, so an upgrade never loads a stale program),
-compiled by XLA otherwise, now or on the background compile thread. A donating variant (outputs
+`LAZYARRAY_CACHE_SIZE`. A miss first looks in the on-disk cache (`LAZYARRAY_CACHE_DIR`, on by
+default in the per-user cache directory) for the program an earlier process built for the same
+structural key: the entry's name hashes the key's exact bytes (`_structural_key`) with lazyarray's
+version and source, numpy's, Python's, jax/jaxlib's, XLA_FLAGS, the platform and the device kind,
+and its header names jax/jaxlib/device, so an edit or an upgrade never loads a stale program. Only
+when it is not there is the graph's StableHLO emitted (`_emit`; for LAPACK kernels that means
+lowering through jax, tens of ms each) and compiled by XLA, now or on the background compile
+thread. (A key holding a value with no exact encoding names its entry by the emitted text.) A donating variant (outputs
 aliased to recycled buffers, `_pool`) is never compiled while the user waits: it is built in the
 background once its plain program exists, and the plain program serves until then.
 
@@ -20,8 +23,9 @@ from __future__ import annotations
 import hashlib
 import os
 import time
+from concurrent.futures import Future
 
-from . import _config, _debug_log, _runtime
+from . import _config, _debug_log, _runtime, _structural_key
 from ._emit import emit_module
 from ._engine_state import state
 from ._metrics import explain_miss, format_site, metrics
@@ -31,11 +35,12 @@ COMPILE_FAILED = "compile failed"  # in place of a future: XLA rejected that pro
 
 
 class Compiled:
-    __slots__ = ("executable", "text_hash")
+    """A built program: its executable and a name for it (its disk entry, or its text's hash)."""
+    __slots__ = ("executable", "name")
 
-    def __init__(self, executable, text_hash):
+    def __init__(self, executable, name):
         self.executable = executable
-        self.text_hash = text_hash
+        self.name = name
 
 
 def program_key(device, skey, donated=()):
@@ -54,20 +59,25 @@ def install(key, compiled):
 def compile_program(key, order, leaves, outputs, device, site, background=False):
     """Compile the graph's program and cache it under `key` (its last entry names the donated
     outputs). With `background`, only emit it here and return a future of the Compiled, built on
-    the compile thread (XLA releases the GIL); the caller installs it once done."""
+    the compile thread (XLA releases the GIL); the caller installs it once done. A program an
+    earlier process stored under the graph's structural key is loaded without emitting anything
+    (a future already done, with `background`)."""
     metrics.cache_misses += 1
     where = format_site(site)
     reason = _miss_reason(key, order, where)
+    path = structural_path(device, key[2], key[3])
+    if path is not None and not (_config.debug or _config.dump_dir):  # (those two want the text)
+        compiled = _load(path, device)
+        if compiled is not None:
+            _count_graph(where, compiled.name)
+            if background:
+                future = Future()
+                future.set_result(compiled)
+                return future
+            return install(key, compiled)
     text = emit_module(order, leaves, outputs, donated=key[3], layout=program_layout(device, order, leaves, outputs))
     text_hash = _text_hash(text)
-    if _config.max_graphs_per_site:
-        graphs = metrics.graphs_per_site[where]
-        graphs.add(text_hash)
-        if len(graphs) > _config.max_graphs_per_site:
-            raise RuntimeError(
-                f"lazyarray: {where} has produced {len(graphs)} distinct graphs (limit "
-                f"LAZYARRAY_MAX_GRAPHS_PER_SITE={_config.max_graphs_per_site}); last miss: "
-                f"{metrics.miss_explanations[-1]}")
+    _count_graph(where, path or text_hash)
     if _config.debug:
         _debug_log.compile_started(where, order, leaves, outputs, text, reason, background)
     if _config.dump_dir:
@@ -76,8 +86,20 @@ def compile_program(key, order, leaves, outputs, device, site, background=False)
             f.write(text)
     if background:
         metrics.background_compiles += 1
-        return state.compile_thread().submit(_build, text, text_hash, device, where)
-    return install(key, _build(text, text_hash, device, where))
+        return state.compile_thread().submit(_build, text, path, device, where)
+    return install(key, _build(text, path, device, where))
+
+
+def _count_graph(where, name):
+    """Note a distinct graph built at `where`; past LAZYARRAY_MAX_GRAPHS_PER_SITE, raise."""
+    if _config.max_graphs_per_site:
+        graphs = metrics.graphs_per_site[where]
+        graphs.add(name)
+        if len(graphs) > _config.max_graphs_per_site:
+            raise RuntimeError(
+                f"lazyarray: {where} has produced {len(graphs)} distinct graphs (limit "
+                f"LAZYARRAY_MAX_GRAPHS_PER_SITE={_config.max_graphs_per_site}); last miss: "
+                f"{metrics.miss_explanations[-1]}")
 
 
 def _miss_reason(key, order, where):
@@ -122,37 +144,61 @@ def _lazyarray_version():
 _DISK_KEY_PREFIX = f"lazyarray-{_lazyarray_version()}|"
 
 
-def _disk_path(text, device):
+def structural_path(device, skey, donated=()):
+    """Where the on-disk cache keeps the program of the graph with structural key `skey` (and
+    these donated outputs), named without emitting it (`_structural_key`): None when the disk
+    cache is off, for a program over a mesh, or when the key holds a value with no exact
+    encoding (then the emitted text names it: `_text_path`). The name hashes lazyarray's version
+    and source, numpy's, Python's, jax/jaxlib's, XLA_FLAGS, the platform and the device kind."""
+    if not _config.cache_dir or device.mesh is not None:
+        return None
+    try:
+        graph = _structural_key.digest(skey, donated)
+    except _structural_key.Unkeyable:
+        return None
+    return _runtime.disk_path(f"{_DISK_KEY_PREFIX}structural|{_structural_key.code_fingerprint()}|"
+                              f"XLA_FLAGS={os.environ.get('XLA_FLAGS', '')}|{graph}", device._pjrt)
+
+
+def _text_path(text, device):
     """Where the on-disk cache keeps this program text's executable (None: disk cache off)."""
-    return _runtime.disk_path(_DISK_KEY_PREFIX + text, device._pjrt)
+    return _runtime.disk_path(f"{_DISK_KEY_PREFIX}XLA_FLAGS={os.environ.get('XLA_FLAGS', '')}|{text}",
+                              device._pjrt)
 
 
 def _text_hash(text):
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def from_disk(order, leaves, outputs, device):
-    """The plain program an earlier process compiled for this graph (on-disk cache), or None."""
+def from_disk(skey, order, leaves, outputs, device):
+    """The plain program an earlier process compiled for this graph (on-disk cache), or None.
+    Named by its structural key: a graph seen for the first time costs a file lookup, not an
+    emission (only a graph whose key has no exact encoding is emitted to be named)."""
     if not _config.cache_dir:
         return None
-    text = emit_module(order, leaves, outputs, layout=program_layout(device, order, leaves, outputs))
-    return _load(text, _disk_path(text, device), device)
+    path = structural_path(device, skey)
+    if path is None:
+        path = _text_path(emit_module(order, leaves, outputs, layout=program_layout(device, order, leaves, outputs)),
+                          device)
+    return _load(path, device)
 
 
-def _load(text, path, device):
+def _load(path, device):
     executable = _runtime.load_serialized(path, device._pjrt) if path else None
     if executable is None:
         return None
     with metrics.lock:
         metrics.disk_hits += 1
-    return Compiled(executable, _text_hash(text))
+    return Compiled(executable, path)
 
 
-def _build(text, text_hash, device, where):
-    """Load or compile one program (on the compile thread too: touches no engine state)."""
+def _build(text, path, device, where):
+    """Load or compile one program (on the compile thread too: touches no engine state). `path`
+    is its structural entry, or None: then its text names its entry."""
     t0 = time.perf_counter()
-    path = _disk_path(text, device)
-    compiled = _load(text, path, device)
+    if path is None:
+        path = _text_path(text, device)
+    compiled = _load(path, device)
     if compiled is None:
         try:
             executable = _runtime.compile_text(text, device._pjrt)
@@ -162,7 +208,7 @@ def _build(text, text_hash, device, where):
             metrics.compiles += 1
         if path:
             _runtime.store_serialized(path, executable, device._pjrt)
-        compiled = Compiled(executable, text_hash)
+        compiled = Compiled(executable, path or _text_hash(text))
     with metrics.lock:
         metrics.compile_seconds += time.perf_counter() - t0
     return compiled

@@ -295,6 +295,8 @@ def load_serialized(path, device):
     payload = _disk_cache.read(path, disk_tag(device))
     if payload is None:
         return None
+    if b"lapack_" in payload:  # LAPACK custom calls crash unless LAPACK was set up (on import)
+        from . import _runtime_lapack  # noqa: F401 - a program loaded by its structural key was never lowered here
     c = client(device.platform)
     try:
         if isinstance(device, PjrtMesh):

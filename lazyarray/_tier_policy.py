@@ -130,7 +130,7 @@ def serve(skey, plan, outputs, device, site):
         if sum(math.prod(n.shape) for n in plan.order) > INTERPRET_MAX_WORK or not _interpret.supports(plan.order):
             return None
         pinned = device.platform in HOST_PLATFORMS and keeps_host_values(plan.order)
-        compiled = None if pinned else from_disk(plan.order, plan.leaves, outputs, device)
+        compiled = None if pinned else from_disk(skey, plan.order, plan.leaves, outputs, device)
         if compiled is not None:  # an earlier process compiled it: cheap to load
             return install(plain_key, compiled)
         if _config.debug:
