@@ -117,9 +117,11 @@ class Array:
         return _host_alias.export(self, _HostAliased)
 
     def _scalar_value(self, cause):
-        if self.size != 1:
-            raise TypeError(f"{cause}() needs an array of one element, got shape {self.shape}")
-        return _engine.read_scalar(self._node, self._device, cause)
+        node = self._node
+        for n in node.shape:  # (inline: the read is the hot path of scalar code)
+            if n != 1:
+                raise TypeError(f"{cause}() needs an array of one element, got shape {node.shape}")
+        return _engine.read_scalar(node, self._device, cause)
 
     def __bool__(self) -> bool:
         return builtins.bool(self._scalar_value("bool"))

@@ -72,6 +72,11 @@ EXACT = {**{op: _real_operands for op in _REAL_ONLY}, **{op: None for op in _ANY
          REDUCE: _exact_reduce}
 # ops computed per element: every operand of the node's shape is read at the same index
 _ELEMENTWISE = {op for op in EXACT if isinstance(op, ops.Elementwise)} | {ops.SELECT}
+# the elementwise ops of `run_leaf_op`: op -> its condition in EXACT
+_LEAF_OPS = {op: EXACT[op] for op in _ELEMENTWISE}
+# ops whose evaluation never sets a floating-point flag (numpy's comparisons are quiet on NaN):
+# evaluated without switching numpy's warnings off
+_SILENT = frozenset({ops.COMPARE, ops.SELECT, ops.AND, ops.OR, ops.XOR, ops.NOT})
 
 
 def usable(device) -> bool:
@@ -109,6 +114,52 @@ def run(targets):
     metrics.host_syncs += 1
     metrics.host_sync_ops += ev.ops
     return True
+
+
+def run_leaf_op(node):
+    """The commonest small read, `bool(t[i] <= x)`: one exact elementwise op whose operands are
+    all leaves, computed and realized here without the evaluator's set-up (each step of `run`
+    costs a microsecond or so, as much as the op). Returns the node's value (a 0-D or small
+    array, now its host value), or None, having done nothing, when the node is not one for this
+    path (the caller then takes `run`'s)."""
+    op = node.op
+    cond = _LEAF_OPS.get(op, False)
+    if cond is False or (cond is not None and not cond(node)) or not op.interpretable(node):
+        return None
+    shape = node.shape
+    if shape:
+        n = 1
+        for s in shape:
+            n *= s
+        if n > SMALL:
+            return None
+    values = []
+    for a in node.args:
+        if a.op is not None:
+            return None
+        h = a.host  # (a host ndarray of the leaf's dtype and shape is its value as it is)
+        values.append(h if type(h) is np.ndarray and h.dtype == a.dtype.np and h.shape == a.shape
+                      else leaf_value(a))
+    try:
+        if op in _SILENT:
+            r = op.evaluate(node, *values)
+        else:
+            quiet = _quiet()
+            try:
+                r = op.evaluate(node, *values)
+            finally:
+                _loud(quiet)
+    except Exception:  # noqa: BLE001 - the usual path reports it, at this same call
+        return None
+    v = np.array(r, dtype=node.dtype.np)  # (a copy: the node's own C-contiguous memory)
+    if v.shape != shape:
+        node_value(v, node)  # (raises: an evaluation that disagrees with its op's rule)
+    if _config.verify:  # the graph verifier: before the node is realized
+        _verify.verify([node], node.args)
+    node.realize_host(v)
+    metrics.host_syncs += 1
+    metrics.host_sync_ops += 1
+    return v
 
 
 try:  # numpy 2 keeps its error state in a context variable: setting it costs ~0.2 us, np.errstate ~2 us

@@ -11,6 +11,8 @@ import os
 import sys
 import threading
 
+from . import _config
+
 MAX_SITES = 1000  # sync sites kept; past it the least frequent half is dropped
 
 
@@ -49,8 +51,12 @@ class Metrics:
 
     def count_sync(self, cause, site):
         """One sync caused by `cause` at the user's `site` (a (file, line) tuple)."""
-        syncs, sites = self.syncs, self.sync_sites
+        syncs = self.syncs
         syncs[cause] = syncs.get(cause, 0) + 1
+        self.count_sync_site(cause, site)
+
+    def count_sync_site(self, cause, site):
+        sites = self.sync_sites
         key = (cause, site)
         n = sites.get(key)
         if n is None and len(sites) >= MAX_SITES:  # code generated at run time: many distinct sites
@@ -58,6 +64,14 @@ class Metrics:
             sites.clear()
             sites.update(dict(kept))
         sites[key] = (n or 0) + 1
+
+    def count_host_read(self, cause):
+        """One read computed on the host by `_host_sync.run_leaf_op` (a few microseconds: the
+        user's line is looked up, for the report's sync sites, only in debug mode)."""
+        syncs = self.syncs
+        syncs[cause] = syncs.get(cause, 0) + 1
+        if _config.debug:
+            self.count_sync_site(cause, user_site(2))
 
     def as_dict(self):
         return {
@@ -135,10 +149,10 @@ def _is_internal(filename):
     return r
 
 
-def user_site():
+def user_site(depth=1):
     """(file, line) of the innermost frame outside lazyarray: where the user's code caused this.
-    A tuple, formatted only when shown (this runs at every sync)."""
-    f = sys._getframe(1)
+    A tuple, formatted only when shown (this runs at every sync). `depth`: frames to skip."""
+    f = sys._getframe(depth)
     internal = _internal
     while f is not None:
         name = f.f_code.co_filename
