@@ -38,6 +38,9 @@ import math
 import threading
 
 ONE_THREAD_WORK = 1 << 30  # multiply-adds: ~1000^3, ~0.1-1 s on one core
+# numpy matmuls below this many multiply-adds take no window (a switch and back costs 3-13 us):
+# OpenBLAS runs them on one thread anyway (its smallest threading threshold, gemv's, is 9216)
+NUMPY_WINDOW_FROM = 1 << 13
 
 _KERNEL_OPS = ("linalg_kernel", "triangular_solve")  # the ops that become LAPACK/BLAS custom calls
 
@@ -202,8 +205,8 @@ def lapack_call(work):
 
 def numpy_matmul(work):
     """Around numpy's BLAS matmul of `work` multiply-adds: one thread when small. (Large ones take
-    no window: their bits are no tier's contract, so they need not wait.)"""
-    if work >= ONE_THREAD_WORK:
+    no window: their bits are no tier's contract, so they need not wait; tiny ones neither.)"""
+    if work >= ONE_THREAD_WORK or work < NUMPY_WINDOW_FROM:
         return contextlib.nullcontext()
     lib = _library("numpy")
     return contextlib.nullcontext() if lib is None else _Window(lib, True)

@@ -199,6 +199,8 @@ def test_interpreter_matmul_restores_numpy_setting():
     got = np.asarray(xp.asarray(x).T @ xp.asarray(x))
     np.testing.assert_allclose(got, x.T @ x, rtol=1e-12, atol=1e-9)
     assert NUMPY.threads() == before
-    with bt.numpy_matmul(10):
+    with bt.numpy_matmul(bt.NUMPY_WINDOW_FROM):
         assert NUMPY.threads() == 1
+    with bt.numpy_matmul(bt.NUMPY_WINDOW_FROM - 1):  # (OpenBLAS threads none so small)
+        assert NUMPY.threads() == before
     assert NUMPY.threads() == before

@@ -1,0 +1,91 @@
+"""The 5000x50 Pipeline and Ridge rows of benchmarks.consumers, with lazyarray's OpenBLAS thread
+policy (`lazyarray._blas_threads`) on and off, in alternating fresh processes.
+
+    .venv/bin/python -m benchmarks.blas_threads [--processes 3] [--calls 4] [--dtype float64]
+
+"off" leaves every OpenBLAS on its own thread count (what lazyarray did before the policy); the
+rule deciding which calls the host tier evaluates stays, and does not matter at these sizes.
+Each process gets an empty compile cache. Prints per process the call times (ms) and the load
+average, then medians of calls 2.. per setting.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def child(policy, calls, dtype):
+    import time
+    import warnings
+    warnings.simplefilter("ignore")
+    import numpy as np
+    import lazyarray as xp
+    from lazyarray import _blas_threads
+    if policy == "off":
+        _blas_threads._library = lambda which: None
+    import sklearn
+    from sklearn.decomposition import PCA
+    from sklearn.linear_model import LogisticRegression, Ridge
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import StandardScaler
+    sklearn.set_config(array_api_dispatch=True)
+    rng = np.random.default_rng(0)
+    n, d = 5000, 50
+    Xn = rng.standard_normal((n, d))
+    fdt = getattr(xp, dtype)
+    X = xp.asarray(Xn, dtype=fdt)
+    y = xp.asarray((Xn[:, :5].sum(axis=1) + 0.5 * rng.standard_normal(n) > 0).astype(np.int64))
+    t = xp.asarray(Xn @ rng.standard_normal(d) + 0.1 * rng.standard_normal(n), dtype=fdt)
+
+    def pipeline():
+        pipe = Pipeline([("scale", StandardScaler()), ("pca", PCA(10)), ("clf", LogisticRegression())])
+        return float(pipe.fit(X, y).score(X, y))
+
+    def ridge():
+        return np.asarray(Ridge(alpha=1.0).fit(X, t).predict(X))
+
+    out = {}
+    for name, fn in (("pipeline", pipeline), ("ridge", ridge)):
+        times = []
+        for _ in range(calls):
+            t0 = time.perf_counter()
+            fn()
+            times.append(round((time.perf_counter() - t0) * 1e3, 1))
+        out[name] = times
+    print(json.dumps(out))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--processes", type=int, default=3, help="fresh processes per setting")
+    ap.add_argument("--calls", type=int, default=4)
+    ap.add_argument("--dtype", default="float64")
+    ap.add_argument("--child", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        return child(args.child, args.calls, args.dtype)
+    later = {"on": {"pipeline": [], "ridge": []}, "off": {"pipeline": [], "ridge": []}}
+    for k in range(args.processes):
+        for policy in ("on", "off") if k % 2 == 0 else ("off", "on"):
+            with tempfile.TemporaryDirectory(prefix="lazyarray-blas-threads-") as cache:
+                env = dict(os.environ, LAZYARRAY_CACHE_DIR=cache, SCIPY_ARRAY_API="1")
+                proc = subprocess.run([sys.executable, "-m", "benchmarks.blas_threads", "--child", policy,
+                                       "--calls", str(args.calls), "--dtype", args.dtype],
+                                      cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+            res = json.loads(proc.stdout.strip().splitlines()[-1])
+            print(f"policy {policy:3s} load {os.getloadavg()[0]:4.1f}  {res}", flush=True)
+            for name, times in res.items():
+                later[policy][name] += times[1:]
+    for policy, rows in later.items():
+        print(policy, {name: f"median of calls 2..: {statistics.median(v):.1f} ms" for name, v in rows.items()})
+
+
+if __name__ == "__main__":
+    main()
