@@ -215,18 +215,33 @@ def _build(text, path, device, where):
 
 
 def donating_variant(key, plan, outputs, device, site):
-    """The donating variant of a cached program once its background compile is done (it is
-    started on the first call), else None."""
+    """The donating variant of a cached program, or None while the plain program serves. One
+    an earlier process stored is loaded at the first request; otherwise it is compiled in the
+    background once requested `interpret_first` times (the repetition the tier policy asks of
+    any graph before compiling it: a plain program loaded from disk at a graph's first sight has
+    shown none yet, and the variant's compile would compete with the caller for the CPU), and
+    used once done."""
     variants = state.variants
-    future = variants.get(key)
-    if future is None:
+    entry = variants.get(key)
+    if entry is None:
         if len(variants) > _config.cache_size:
             variants.clear()
+        path = structural_path(device, key[2], key[3])
+        compiled = _load(path, device) if path is not None else None
+        if compiled is not None:
+            return install(key, compiled)
+        entry = 0
+    if type(entry) is int:  # requests so far
+        entry += 1
+        if entry < _config.interpret_first:
+            variants[key] = entry
+            return None
         variants[key] = compile_program(key, plan.order, plan.leaves, outputs, device, site, background=True)
-    elif future is not COMPILE_FAILED and future.done():
-        if future.exception() is not None:  # (XLA rejected it: the plain program serves)
+        return None
+    if entry is not COMPILE_FAILED and entry.done():
+        if entry.exception() is not None:  # (XLA rejected it: the plain program serves)
             variants[key] = COMPILE_FAILED
             return None
         del variants[key]
-        return install(key, future.result())
+        return install(key, entry.result())
     return None
