@@ -3,8 +3,8 @@ policy (`lazyarray._blas_threads`) on and off, in alternating fresh processes.
 
     .venv/bin/python -m benchmarks.blas_threads [--processes 3] [--calls 4] [--dtype float64]
 
-"off" leaves every OpenBLAS on its own thread count (what lazyarray did before the policy); the
-rule deciding which calls the host tier evaluates stays, and does not matter at these sizes.
+"off" is LAZYARRAY_BLAS_THREADS=own: every OpenBLAS on its own thread count, what lazyarray did
+before the policy.
 Each process gets an empty compile cache. Prints per process the call times (ms) and the load
 average, then medians of calls 2.. per setting.
 """
@@ -28,8 +28,7 @@ def child(policy, calls, dtype):
     import numpy as np
     import lazyarray as xp
     from lazyarray import _blas_threads
-    if policy == "off":
-        _blas_threads._library = lambda which: None
+    assert _blas_threads.MODE == ("own" if policy == "off" else "auto")
     import sklearn
     from sklearn.decomposition import PCA
     from sklearn.linear_model import LogisticRegression, Ridge
@@ -75,7 +74,8 @@ def main():
     for k in range(args.processes):
         for policy in ("on", "off") if k % 2 == 0 else ("off", "on"):
             with tempfile.TemporaryDirectory(prefix="lazyarray-blas-threads-") as cache:
-                env = dict(os.environ, LAZYARRAY_CACHE_DIR=cache, SCIPY_ARRAY_API="1")
+                env = dict(os.environ, LAZYARRAY_CACHE_DIR=cache, SCIPY_ARRAY_API="1",
+                           LAZYARRAY_BLAS_THREADS="own" if policy == "off" else "auto")
                 proc = subprocess.run([sys.executable, "-m", "benchmarks.blas_threads", "--child", policy,
                                        "--calls", str(args.calls), "--dtype", args.dtype],
                                       cwd=ROOT, env=env, capture_output=True, text=True, check=True)

@@ -29,13 +29,23 @@ LAPACK call waits for no window to be open, and small calls wait for it, so ever
 lazyarray's runs on the count its shapes say. A user's own concurrent SciPy/numpy call made while
 a window is open runs on one thread too, and a thread count the user sets during a window is
 replaced by the saved one when the window closes (a limitation of a process-wide setting).
+
+LAZYARRAY_BLAS_THREADS=own (read at import; default auto) leaves every OpenBLAS on its own count:
+for idle many-core machines. Both tiers then run every call on that count, so the host may
+evaluate calls of any size again.
 """
 from __future__ import annotations
 
 import contextlib
 import ctypes
 import math
+import os
 import threading
+
+MODES = ("auto", "own")
+MODE = os.environ.get("LAZYARRAY_BLAS_THREADS", "auto")
+if MODE not in MODES:
+    raise ValueError(f"LAZYARRAY_BLAS_THREADS={MODE!r}: expected one of {', '.join(MODES)}")
 
 ONE_THREAD_WORK = 1 << 30  # multiply-adds: ~1000^3, ~0.1-1 s on one core
 # numpy matmuls below this many multiply-adds take no window (a switch and back costs 3-13 us):
@@ -78,7 +88,7 @@ def node_work(node):
 
 def host_may_evaluate(node):
     """Whether the host tier may evaluate this LAPACK node: only calls that run on one thread."""
-    return node_work(node) < ONE_THREAD_WORK
+    return MODE == "own" or node_work(node) < ONE_THREAD_WORK
 
 
 # ------------------------------------------------------------------ one library's thread count
@@ -148,7 +158,10 @@ _find_lock = threading.Lock()
 
 
 def _library(which):
-    """"lapack" (SciPy's LAPACK, loaded by the first call) or "numpy" (numpy's BLAS), or None."""
+    """"lapack" (SciPy's LAPACK, loaded by the first call) or "numpy" (numpy's BLAS), or None
+    (not an OpenBLAS, or MODE own)."""
+    if MODE == "own":
+        return None
     try:
         return _found[which]
     except KeyError:

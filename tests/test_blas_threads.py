@@ -204,3 +204,41 @@ def test_interpreter_matmul_restores_numpy_setting():
     with bt.numpy_matmul(bt.NUMPY_WINDOW_FROM - 1):  # (OpenBLAS threads none so small)
         assert NUMPY.threads() == before
     assert NUMPY.threads() == before
+
+
+@needs_lapack
+def test_mode_own_leaves_openblas_alone_and_tiers_still_agree():
+    """LAZYARRAY_BLAS_THREADS=own: no window anywhere, large calls host-evaluated again, and both
+    tiers on the library's own count (2 here) still give the same bits."""
+    import os
+    import subprocess
+    import sys
+    code = """if True:
+        import sys; sys.path.insert(0, %r)
+        import numpy as np
+        from lazyarray import _blas_threads as bt, _config, _ops as ops
+        from lazyarray._ops import lapack_host
+        from tier_check import DEV, assert_same, both, leaf, unsupported
+        assert bt.MODE == "own" and bt._library("lapack") is None
+        assert not unsupported(ops.kernel("svd", leaf(np.zeros((1100, 1000))), DEV.platform, False)[0])
+        import ctypes
+        lib = ctypes.CDLL(lapack_host._scipy_linalg_module("_flapack").__file__)
+        get = next(getattr(lib, n) for n in ("scipy_openblas_get_num_threads", "openblas_get_num_threads")
+                   if hasattr(lib, n))
+        setn = next(getattr(lib, n) for n in ("scipy_openblas_set_num_threads", "openblas_set_num_threads")
+                    if hasattr(lib, n))
+        setn(2)
+        _config.interpret_first = 0
+        a = np.random.default_rng(0).standard_normal((5000, 50))
+        for node in ops.kernel("svd", leaf(a), DEV.platform, False):
+            got, compiled = both(node)
+            assert_same(got, compiled)
+        assert get() == 2
+        print("ok")
+    """ % os.path.dirname(os.path.abspath(__file__))
+    env = dict(os.environ, LAZYARRAY_BLAS_THREADS="own")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stderr[-2000:]
+    bad = subprocess.run([sys.executable, "-c", "import lazyarray._blas_threads"], capture_output=True, text=True,
+                         env=dict(os.environ, LAZYARRAY_BLAS_THREADS="two"), timeout=300)
+    assert bad.returncode != 0 and "LAZYARRAY_BLAS_THREADS='two': expected one of auto, own" in bad.stderr
