@@ -7,6 +7,10 @@ here therefore:
      function's symmetries (f(conj z) = conj f(z), and f(-z) = -f(z) for odd functions), which
      also fixes every signed-zero result;
   2. computes the ordinary value (XLA's kernel, or the textbook formula where that is exact);
+     the real functions inside (cosh, sinh, expm1) are our accurate ones (`math.<name>`,
+     _ops.real_math), and log and log1p have formulas of their own (_log_abs), so that these
+     functions' graphs are interpretable (issue 11: SciPy's first calls never wait for a
+     compile) and within a few ulp of numpy's where XLA's kernels are hundreds of ulp off;
   3. overrides the special classes of inputs (infinite, NaN or zero components) in a table of
      (condition, real part, imaginary part) rules;
   4. unfolds the symmetry.
@@ -161,7 +165,7 @@ def expm1(z):
     a, b = parts(z)
     # re = exp(a) cos(b) - 1 = expm1(a) cos(b) - 2 sin(b/2)^2, accurate near 0
     h = f(ops.SIN, b * 0.5)
-    re = f(ops.EXPM1, a) * f(ops.COS, b) - 2.0 * h * h
+    re = _real_fn("expm1", a) * f(ops.COS, b) - 2.0 * h * h
     im = f(ops.EXP, a) * f(ops.SIN, b)
     nonfinite_b = ~isfinite(b)
     re, im = patch(re, im, [
@@ -174,8 +178,8 @@ def expm1(z):
 
 
 def _cosh_parts(a, b):
-    re = f(ops.COSH, a) * f(ops.COS, b)
-    im = f(ops.SINH, a) * f(ops.SIN, b)
+    re = _real_fn("cosh", a) * f(ops.COS, b)
+    im = _real_fn("sinh", a) * f(ops.SIN, b)
     nonfinite_b = ~isfinite(b)
     return patch(re, im, [
         (b == 0.0, None, b * copysign(1.0, a)),
@@ -185,8 +189,8 @@ def _cosh_parts(a, b):
 
 
 def _sinh_parts(a, b):
-    re = f(ops.SINH, a) * f(ops.COS, b)
-    im = f(ops.COSH, a) * f(ops.SIN, b)
+    re = _real_fn("sinh", a) * f(ops.COS, b)
+    im = _real_fn("cosh", a) * f(ops.SIN, b)
     nonfinite_b = ~isfinite(b)
     return patch(re, im, [
         (b == 0.0, None, b),
@@ -246,14 +250,106 @@ def _log_specials(a, b, re, im):
     ])
 
 
+def _wide(*xs):
+    """complex128's parts as they are; complex64's converted to float64, where the products of
+    two float32 values are exact (the formulas below then round once, converting back)."""
+    if xs[0].n.dtype is dt.float64:
+        return xs
+    return tuple(R(ops.convert(x.n, dt.float64)) for x in xs)
+
+
+def _narrow(like, *xs):
+    return tuple(R(ops.convert(x.n, like.n.dtype)) for x in xs)
+
+
+def _split(x):
+    """x = hi + lo exactly, hi with 26 significant bits (the low 27 bits of x's float64 bits
+    cleared, integer ops only: no product a compiler could fuse into an FMA), lo with at most
+    27: hi * hi, hi * lo and lo * hi are exact."""
+    bits = ops.bitcast(x.n, dt.int64)
+    hi = R(ops.bitcast(ops.AND(bits, ops.constant(~((1 << 27) - 1), dt.int64)), dt.float64))
+    return hi, x - hi
+
+
+def _square_terms(x):
+    """x * x as the exact terms hi^2 and 2 hi lo, and lo^2 (rounded: below 2^-104 of x^2)."""
+    hi, lo = _split(x)
+    return [hi * hi, 2.0 * hi * lo, lo * lo]
+
+
+def _sum(terms):
+    """The terms' sum, within about 1 ulp of the exact one plus 2^-104 of the terms: Knuth's
+    TwoSum carries each addition's rounding error (additions only, so no product a compiler
+    could fuse into an FMA changes a bit between the tiers)."""
+    total, carry = terms[0], None
+    for t in terms[1:]:
+        s = total + t
+        back = s - total
+        err = (total - (s - back)) + (t - back)
+        carry = err if carry is None else carry + err
+        total = s
+    return total + carry
+
+
+def _norm_minus_one(a, b, two_a=False):
+    """|z|^2 - 1 for z = a + bi (float64 parts, 1/2 < a < 2, |b| <= a), or with two_a
+    2a + a^2 + b^2 = |1 + z|^2 - 1 (-1/2 <= a < 4, |b| < 4), right to a few ulp where the
+    terms cancel (next to the unit circle): the squares split into exact terms (2^-26 and
+    2^-52 of the squares, which may cancel what the large ones leave) and all of them summed
+    with TwoSum. (From complex64, whose products are exact in float64, the plain formula
+    rounds once and suffices.)"""
+    (a2, a1, a0), (b2, b1, b0) = _square_terms(a), _square_terms(b)
+    head = 2.0 * a if two_a else R(ops.constant(-1.0, dt.float64))
+    return _sum([head, a2, b2, a1, b1, a0, b0])
+
+
+def _log_abs(u, v, exact):
+    """log|u + vi| for finite u, v (in float64), without XLA's complex log kernel (up to 127 ulp
+    from numpy's, correctly rounded, value for complex128 and 3985 for complex64, next to the
+    unit circle) and with one formula both tiers evaluate op by op (real kernels only):
+    with m = max(|u|, |v|), n = min, 1/2 log1p(m^2 - 1 + n^2) where 1/2 < m < 2, the sum exact
+    but for one rounding (`exact`: complex128's, `_norm_minus_one`; from complex64 every
+    product is exact in float64), log m + 1/2 log1p((n/m)^2) elsewhere (no overflow, no
+    cancellation)."""
+    au, av = fabs(u), fabs(v)
+    m, n = f(ops.MAXIMUM, au, av), f(ops.MINIMUM, au, av)
+    if exact:
+        mm = where((m > 0.5) & (m < 2.0), m, 1.0)   # (the split's squares stay finite)
+        nn = where((m > 0.5) & (m < 2.0), n, 0.0)
+        s = _norm_minus_one(mm, nn)
+    else:
+        s = (m - 1.0) * (m + 1.0) + n * n
+    near = _real_fn("log1p", s) * 0.5
+    r = n / m
+    far = f(ops.LOG, m) + 0.5 * _real_fn("log1p", r * r)
+    return where((m > 0.5) & (m < 2.0), near, far)
+
+
 def _log_quadrant(a, b):
-    re, im = _xla(ops.LOG, a, b)
-    re, im = patch(re, im, [((a == 0.0) & (b == 0.0), -INF, f(ops.ATAN2, b, a))])
+    wa, wb = _wide(a, b)
+    re, = _narrow(a, _log_abs(wa, wb, wa.n.dtype is a.n.dtype))
+    im = f(ops.ATAN2, b, a)
+    re, im = patch(re, im, [((a == 0.0) & (b == 0.0), -INF, None)])
     return _log_specials(a, b, re, im)
 
 
 def _log1p_quadrant(a, b):
-    re, im = _xla(ops.LOG1P, a, b)
+    """log(1 + z). Its real part 1/2 log1p(2a + a^2 + b^2) keeps a tiny z's value (log of the
+    rounded 1 + z would lose it) and the last bits next to the circle |1 + z| = 1
+    (`_norm_minus_one`), for a in [-1/2, 4) and b < 4; elsewhere log|1 + z| from 1 + a, which is
+    exact for a in [-4, -1/2] (next to z = -1, where the first formula would cancel) and far
+    from that circle otherwise."""
+    wa, wb = _wide(a, b)
+    exact = wa.n.dtype is a.n.dtype
+    inside = ~(wa < -0.5) & (wa < 4.0) & (wb < 4.0)
+    if exact:
+        s = _norm_minus_one(where(inside, wa, 0.0), where(inside, wb, 0.0), two_a=True)
+    else:
+        s = 2.0 * wa + (wa * wa + wb * wb)   # exact products: an FMA changes nothing
+    small = _real_fn("log1p", s) * 0.5
+    re = where(inside, small, _log_abs(wa + 1.0, wb, exact))
+    re, = _narrow(a, re)
+    im = f(ops.ATAN2, b, a + 1.0)
     re, im = patch(re, im, [((a == -1.0) & (b == 0.0), -INF, 0.0)])
     return _log_specials(a + 1.0, b, re, im)
 

@@ -140,7 +140,41 @@ def _power(node, a, b):
     return r
 
 
-POWER = Elementwise("power", "stablehlo.power", evaluate=_power, covers=kinds("f"))
+def _flush_subnormal(x):
+    """x with subnormal values as signed zeros, as XLA's CPU code computes its intermediates."""
+    return np.where(np.abs(x) < np.finfo(x.dtype).tiny, x * typed(0, x.dtype), x)
+
+
+def _complex_power(node, z, w):
+    """XLA's complex power, in polar form with subnormal intermediates flushed as its CPU code
+    does: |z|^c e^(-d arg z) (cos q + i sin q), q = c arg z + d ln|z| (w = c + di), with
+    z^0 = 1 and 0^c = 0 for real c > 0. numpy's own complex power (C's cpow, and repeated
+    products for small integral exponents) differs beyond rounding, and in infinity/NaN classes
+    on 300 of the 2,916 pairs of special values."""
+    z, w = np.broadcast_arrays(z, w)
+    a, b, c, d = z.real, z.imag, w.real, w.imag
+    r = np.hypot(a, b)
+    arg = _flush_subnormal(np.arctan2(b, a))
+    coeff = _flush_subnormal(np.power(r, c)) * _flush_subnormal(np.exp(-d * arg))
+    q = c * arg + d * np.log(r)
+    out = np.empty(z.shape, z.dtype)
+    out.real, out.imag = coeff * np.cos(q), coeff * np.sin(q)
+    zero = typed(0, z.dtype)
+    out = np.where((z == zero) & (c > 0) & (d == 0), zero, out)
+    return np.where(w == zero, typed(1, z.dtype), out)
+
+
+def _power_any(node, a, b):
+    return _complex_power(node, a, b) if node.dtype.kind == "c" else _power(node, a, b)
+
+
+# Complex: `_complex_power` reproduces XLA's formula; measured against XLA CPU on 26,000 random
+# pairs (bases over the whole magnitude range, next to 0, 1 and -1; exponents c ~ N(0, 3),
+# d 0 or ~ N(0, 1)) within 6.6 eps (complex64) and 8.1 eps (complex128) of
+# |result| (1 + |q| + |c ln|z|| + |d arg z|) (the kernels' ulp, scaled by their arguments'
+# size; tested with 10), and NaN/infinity classes equal on all pairs and on all 2,916 pairs of
+# special values (tests/test_interpret_complex.py).
+POWER = Elementwise("power", "stablehlo.power", evaluate=_power_any, covers=kinds("fc"))
 
 
 def _maxmin(fn, take_neg):
@@ -243,7 +277,21 @@ LOG1P = _kernel("log1p", "stablehlo.log_plus_one", np.log1p)
 EXPM1 = _kernel("expm1", "stablehlo.exponential_minus_one", np.expm1, (dt.float64,))
 SIN, COS = _kernel("sin", "stablehlo.sine", np.sin), _kernel("cos", "stablehlo.cosine", np.cos)
 TAN, TANH = _kernel("tan", "stablehlo.tan", np.tan), _kernel("tanh", "stablehlo.tanh", np.tanh)
-SQRT = _kernel("sqrt", "stablehlo.sqrt", np.sqrt)
+def _sqrt(node, x):
+    """numpy's sqrt; complex: XLA's kernel reads a -0.0 imaginary part as +0.0 (sqrt(-1 - 0j) is
+    +1j there, C's -1j)."""
+    if x.dtype.kind == "c":
+        x = x + typed(0, x.dtype)  # -0.0 + 0.0 = +0.0 in each part; nothing else changes
+    return np.sqrt(x)
+
+
+# Complex sqrt (inside _complex_math.sqrt, which also fixes its special values): numpy's csqrt
+# against XLA's kernel, measured on ~130,000 finite values (magnitudes over the whole range,
+# |z| near 0 and 1, next to +-1, mixed scales): within 3 ulp per part (complex64) and 2
+# (complex128); on every special value (infinite, NaN, zero, huge, tiny parts) within 1 ulp,
+# NaN/infinity classes and zero signs equal (tests/test_interpret_complex.py).
+SQRT = Elementwise("sqrt", "stablehlo.sqrt", evaluate=_sqrt,
+                   covers=_dtypes_in(*_F32_F64, dt.complex64, dt.complex128))
 ACOS, ACOSH = _kernel("acos", "chlo.acos", np.arccos), _kernel("acosh", "chlo.acosh", np.arccosh)
 ASIN, ASINH = _kernel("asin", "chlo.asin", np.arcsin), _kernel("asinh", "chlo.asinh", np.arcsinh)
 ATAN, ATANH = _kernel("atan", "chlo.atan", np.arctan), _kernel("atanh", "chlo.atanh", np.arctanh, (dt.float32,))

@@ -45,9 +45,16 @@ class Reducer:
         return typed(self.identity(d), d.np)
 
 
+# Float and complex sums and products agree to rounding between the tiers, not bit for bit (the
+# order of the partial results differs); a complex product's partial products are numpy's
+# multiply, XLA's formula (_ops.elementwise.MULTIPLY): measured on 2,000 random rows of n = 2-64
+# factors within 0.5 n eps of the product of the factors' magnitudes (tested with 8 n), and
+# NaN/infinity classes equal on rows of special values whose partial products cannot overflow
+# (where one does, XLA's FMA may give +-inf for numpy's NaN, as for MULTIPLY)
+# (tests/test_interpret_complex.py).
 REDUCERS = {
     "add": Reducer(ADD, lambda d: 0, np.add, "iufc"),
-    "mul": Reducer(MULTIPLY, lambda d: 1, np.multiply, "iuf"),
+    "mul": Reducer(MULTIPLY, lambda d: 1, np.multiply, "iufc"),
     "max": Reducer(MAXIMUM, lowest, np.maximum, "biuf"),
     "min": Reducer(MINIMUM, highest, np.minimum, "biuf"),
     "and": Reducer(AND, lambda d: True, None, "biu"),
