@@ -64,6 +64,11 @@ def _describe(node):
     return (node.op, node.attrs, node.shape, node.dtype, len(node.args))
 
 
+def _descriptions(nodes):
+    """`_describe` of each node (inline: this runs over every node of a loop at every sync)."""
+    return [(n.op, n.attrs, n.shape, n.dtype, len(n.args)) for n in nodes]
+
+
 def _codes(descs):
     """One small int per description, equal for equal descriptions."""
     table = {}
@@ -92,6 +97,26 @@ def _periodic_suffix(seq):
     return None
 
 
+_last_search = [None, None, 0]  # the last graph's descriptions, and its period and skip found
+
+
+def _period_of(descs):
+    """((period, length), skip) of the periodic run of `descs` that ends at most MAX_SKIP nodes
+    before the newest (a cut lands mid-expression: the newest nodes may be a half-built one), or
+    (None, 0). A loop's graph at every sync is the same sequence: the last answer is kept for it
+    (comparing the descriptions costs a tenth of coding them and searching again)."""
+    if descs == _last_search[0]:
+        return _last_search[1], _last_search[2]
+    seq = _codes(descs)
+    n, found, skip = len(seq), None, 0
+    for skip in range(MAX_SKIP + 1):
+        found = _periodic_suffix(seq[:n - skip])
+        if found is not None:
+            break
+    _last_search[:] = descs, found, skip
+    return found, skip
+
+
 def worth_trying(n_nodes):
     """Whether a read of a graph of n_nodes computed nodes should look for a loop in it."""
     last = state.last_chunk
@@ -113,13 +138,9 @@ def chunks(outputs, order, keep_tail, repeat=True):
             return _split(nodes, outputs, 0, len(last), full, 0, keep_tail, repeat)
     if n < MIN_NODES:
         return None
-    descs = [_describe(node) for node in nodes]
-    seq = _codes(descs)
-    for skip in range(MAX_SKIP + 1):  # the newest nodes may be a half-built expression
-        found = _periodic_suffix(seq[:n - skip])
-        if found is not None:
-            break
-    else:
+    descs = _descriptions(nodes)
+    found, skip = _period_of(descs)
+    if found is None:
         return None
     period, length = found
     if period < MIN_PERIOD:
@@ -148,21 +169,23 @@ def _split(nodes, outputs, start, size, full, first_chunk, keep_tail, repeat):
     plain = ([0] if start else []) + [start + j * size for j in range(full + 1)]
     hot = state.chunks_seen > HOT_CHUNKS and full >= FUSE
     rank = {id(node): i for i, node in enumerate(nodes)}
+    reads = _Reads(nodes, rank)
     bounds = plain if repeat or not hot else _fused(start, size, full, keep_tail)
-    need = _needs(nodes, rank, outputs, bounds)
+    need = _needs(reads, rank, outputs, bounds)
     pieces, last = _take(nodes, need, bounds, first_chunk, keep_tail)
     hoisted, rewritten = [], []
     if first_chunk < len(bounds) - 1:
         hoisted, rewritten = _hoist_transposes(nodes[bounds[first_chunk]:last])
+        reads.rewrite(rank, rewritten)
     if repeat:
         ranges = [(lo, hi) for lo, hi in zip(bounds[first_chunk:], bounds[first_chunk + 1:]) if hi <= last]
-        done = _repeat(nodes, ranges, need, rank)
+        done = _repeat(nodes, ranges, need, reads)
         if done is not None:
             alone, node = done  # (the first chunk runs alone when its inputs differ from the rest's)
             pieces = pieces[:first_chunk + alone] + [[node]]
         elif hot:
             bounds = _fused(start, size, full, keep_tail)
-            need = _needs(nodes, rank, outputs, bounds)
+            need = _needs(reads, rank, outputs, bounds)
             pieces, fused_last = _take(nodes, need, bounds, first_chunk, keep_tail)
             for node, args, attrs in rewritten:  # a pending tail keeps the loop's form (see _hoist_transposes)
                 if rank[id(node)] >= fused_last:
@@ -188,31 +211,53 @@ def _continued(nodes, chunk):
     size, full = len(chunk), 0
     while (full + 1) * size <= len(nodes):
         lo = full * size
-        if [_describe(node) for node in nodes[lo:lo + size]] != chunk:
+        if _descriptions(nodes[lo:lo + size]) != chunk:
             break
         full += 1
     return full
 
 
-def _needs(nodes, rank, outputs, bounds):
+class _Reads:
+    """Who reads what in `nodes` (creation order), as flat arrays over every operand of every
+    node: `rank[j]` the position in `nodes` of operand j (-1: from outside the graph: a leaf, a
+    hoisted transpose), `start[i]` where node i's operands begin. Built with comprehensions and
+    read with numpy: the per-operand loops of the chunk checks were most of a sync's
+    segmentation time (~1700 nodes for 100 steps of gradient descent)."""
+
+    __slots__ = ("rank", "ids", "start", "owner")
+
+    def __init__(self, nodes, rank):
+        get = rank.get
+        counts = np.fromiter([len(n.args) for n in nodes], dtype=np.int64, count=len(nodes))
+        self.start = np.zeros(len(nodes) + 1, dtype=np.int64)
+        np.cumsum(counts, out=self.start[1:])
+        ids = [id(a) for n in nodes for a in n.args]
+        self.ids = np.array(ids, dtype=np.uint64)  # (the operand itself: ids of live objects)
+        self.rank = np.fromiter([get(i, -1) for i in ids], dtype=np.int64, count=len(ids))
+        self.owner = np.repeat(np.arange(len(nodes), dtype=np.int64), counts)
+
+    def rewrite(self, rank, rewritten):
+        """Follow `_hoist_transposes`' rewrites (an operand from outside the graph replaced by
+        another: their ranks stay -1)."""
+        for node, _, _ in rewritten:
+            j = int(self.start[rank[id(node)]])
+            self.ids[j:j + len(node.args)] = [id(a) for a in node.args]
+
+
+def _needs(reads, rank, outputs, bounds):
     """need[i]: whether nodes[i] is read outside its piece [bounds[k], bounds[k+1]) (by a later
-    piece, the tail or `outputs`): what each piece must output."""
-    n = len(nodes)
-    piece = [len(bounds) - 1] * n  # the tail's index
-    for k in range(len(bounds) - 1):
-        for i in range(bounds[k], bounds[k + 1]):
-            piece[i] = k
-    need = bytearray(n)
-    for i, node in enumerate(nodes):
-        p = piece[i]
-        for a in node.args:
-            if a.op is not None:
-                r = rank.get(id(a))  # (None: a hoisted transpose, computed before the pieces)
-                if r is not None and piece[r] != p:
-                    need[r] = 1
+    piece, the tail or `outputs`): what each piece must output (a numpy bool array)."""
+    n = len(reads.start) - 1
+    edges = np.asarray(bounds[1:], dtype=np.int64)
+    piece = np.searchsorted(edges, np.arange(n, dtype=np.int64), side="right")  # tail: len(bounds) - 1
+    r = reads.rank
+    inside = r >= 0
+    src, dst = r[inside], reads.owner[inside]
+    need = np.zeros(n, dtype=bool)
+    need[src[piece[src] != piece[dst]]] = True
     for o in outputs:
         if o.op is not None:
-            need[rank[id(o)]] = 1
+            need[rank[id(o)]] = True
     return need
 
 
@@ -220,13 +265,18 @@ def _take(nodes, need, bounds, first_chunk, keep_tail):
     """The pieces (each the list of its nodes that must be output) and where the last one ends.
     Pieces before `first_chunk` are the prefix; nodes after the end stay pending (the tail)."""
     pieces, masks, last = [], {}, bounds[-1]
+    found = np.flatnonzero(need)
+    cuts = np.searchsorted(found, bounds).tolist()
+    found = found.tolist()
     for k in range(len(bounds) - 1):
         lo, hi = bounds[k], bounds[k + 1]
-        mask = bytes(need[lo:hi])
-        if keep_tail and k >= first_chunk and masks.setdefault(hi - lo, mask) != mask:
-            last = lo  # a chunk holding other live arrays: leave it to a later cut
-            break
-        pieces.append([nodes[i] for i in range(lo, hi) if need[i]])
+        part = found[cuts[k]:cuts[k + 1]]
+        if keep_tail and k >= first_chunk:
+            mask = tuple([i - lo for i in part])
+            if masks.setdefault(hi - lo, mask) != mask:
+                last = lo  # a chunk holding other live arrays: leave it to a later cut
+                break
+        pieces.append([nodes[i] for i in part])
     return pieces, last
 
 
@@ -270,15 +320,15 @@ def _hoist_transposes(chunk_nodes):
             pending.nodes_since_sync = traced  # (not the user's node: no count towards a cut)
         if t.op is not None:
             new.append(t)
+        replaced = {}  # (the loop's dots share a few attributes: one _replace each)
         for node, side in dots:
             a = node.attrs
             rewritten.append((node, node.args, a))
-            if side == 0:
-                node.args = (t, node.args[1])
-                node.attrs = a._replace(lhs_contract=(1,))
-            else:
-                node.args = (node.args[0], t)
-                node.attrs = a._replace(rhs_contract=(1,))
+            b = replaced.get((a, side))
+            if b is None:
+                b = replaced[(a, side)] = a._replace(lhs_contract=(1,)) if side == 0 else a._replace(rhs_contract=(1,))
+            node.args = (t, node.args[1]) if side == 0 else (node.args[0], t)
+            node.attrs = b
     return new, rewritten
 
 
@@ -289,86 +339,139 @@ def _held_bytes():
 # -- one program for all the chunks ---------------------------------------------------------------
 
 
-def _repeat(nodes, ranges, need, rank):
-    """Make the chunks `ranges` ((lo, hi) each, in order) one REPEAT node when each of them
-    outputs one value (`need`) that the next one reads, and reads everything else from the
-    same place as the others (the same node, or a host scalar of the same value); see
+def _repeat(nodes, ranges, need, reads):
+    """Make the chunks `ranges` ((lo, hi) each, in order, of one size) one REPEAT node when each
+    of them outputs one value (`need`) that the next one reads, and reads everything else from
+    the same place as the others (the same node, or a host scalar of the same value); see
     `_ops.loop`. The last chunk's output node becomes that node (in place: its value is the
     same). Returns (alone, node), `alone` being 1 when the first chunk's inputs differ and it
-    must run on its own first, or None when the chunks do not qualify."""
+    must run on its own first, or None when the chunks do not qualify.
+
+    Compared operand by operand, as arrays (`_Reads`): chunk k's operand j must be the same
+    node of the chunk as the reference chunk's (chunk 1), or from outside it: the previous
+    chunk's output where the reference reads chunk 0's (the carry), else what the reference
+    reads there. The ops and attributes were compared when the period was found; a hoisted
+    transpose rewrites every dot of its matrix the same way (its operand is then compared)."""
     if len(ranges) < 2 or _checks.pending:  # (a pending check may read a chunk's inner nodes)
         return None
-    outs = []
-    for lo, hi in ranges:
-        found = [i for i in range(lo, hi) if need[i]]
-        if len(found) != 1:
-            return None
-        outs.append(nodes[found[0]])
-    walks = [_walk_chunk(nodes, lo, hi, rank) for lo, hi in ranges]
-    ref_inputs, ref_wiring = walks[1]
-    carry = next((j for j, x in enumerate(ref_inputs) if x is outs[0]), None)
-    if carry is None:
+    m = len(ranges)
+    lo0, size = ranges[0][0], ranges[0][1] - ranges[0][0]
+    if any(hi - lo != size for lo, hi in ranges):
         return None
-    for k in range(2, len(walks)):
-        inputs, wiring = walks[k]
-        if wiring != ref_wiring or inputs[carry] is not outs[k - 1] or not _same_inputs(inputs, ref_inputs, carry):
-            return None
-    inputs, wiring = walks[0]
-    alone = 0 if wiring == ref_wiring and _same_inputs(inputs, ref_inputs, carry) else 1
-    if len(ranges) - alone < 2:
+    found = np.flatnonzero(need[lo0:lo0 + m * size])
+    if len(found) != m or not (found // size == np.arange(m)).all():
+        return None  # (not one output per chunk)
+    outs = (found + lo0).tolist()
+    start = reads.start
+    width = int(start[lo0 + size] - start[lo0])
+    if int(start[lo0 + m * size] - start[lo0]) != m * width:
         return None
-    lo, hi = ranges[1]
+    ref_rows = reads.rank[start[lo0]:start[lo0 + m * size]].reshape(m, width)
+    base = np.arange(lo0, lo0 + m * size, size, dtype=np.int64)[:, None]
+    rel = ref_rows - base  # >= 0: a node of the same chunk, at that offset
+    inner = rel >= 0
+    ref = 1
+    carry = ref_rows[ref] == outs[0]  # where the reference chunk reads the previous output
+    if not carry.any():
+        return None
+    # the rows from the reference on: the same inner wiring, the carry from the previous chunk
+    later = slice(ref, m)
+    if not (inner[later] == inner[ref]).all() or not (np.where(inner[later], rel[later], 0) == np.where(inner[ref], rel[ref], 0)).all():
+        return None
+    prev = np.asarray(outs[ref - 1:m - 1], dtype=np.int64)[:, None]
+    if not (ref_rows[later][:, carry] == prev).all():
+        return None
+    outside = ~inner[ref] & ~carry  # operands read from before the loop: the same in every chunk
+    base = int(start[lo0])
+    ids = reads.ids[base:base + m * width].reshape(m, width)
+    if not _same_outside(nodes, reads, base, width, ids, outside, ref, ref + 1, m):
+        return None
+    alone = 0
+    if not ((inner[0] == inner[ref]).all() and (np.where(inner[0], rel[0], 0) == np.where(inner[ref], rel[ref], 0)).all()
+            and len(set(ids[0][carry].tolist())) == 1 and _same_outside(nodes, reads, base, width, ids, outside, ref, 0, 1)):
+        alone = 1
+    if m - alone < 2:
+        return None
+    lo, hi = ranges[ref]
     chunk = nodes[lo:hi]
-    body = template(chunk, ref_inputs, carry, next(i for i, node in enumerate(chunk) if node is outs[1]))
-    count = leaf_from_host(np.asarray(len(ranges) - alone, dtype=np.int64), (), _dtypes.int64)
-    args, attrs = (count,) + tuple(walks[alone][0]), REPEAT.Attrs(body)
-    last = outs[-1]
-    if REPEAT.rule(args, attrs) != (last.shape, last.dtype):
+    inputs, slot_at = _inputs(chunk, lo, rank_of=reads, offset=int(start[lo]))
+    carry_slot = slot_at[int(np.flatnonzero(carry)[0])]
+    body = template(chunk, inputs, carry_slot, outs[ref] - lo)
+    # the REPEAT's operands: what the first chunk it runs reads at each input's first position
+    first_use = {}
+    for j, s in enumerate(slot_at):
+        if s is not None and s not in first_use:
+            first_use[s] = j
+    values = _operands_at(nodes, reads, np.asarray([base + alone * width + first_use[s] for s in range(len(inputs))], dtype=np.int64))
+    count = leaf_from_host(np.asarray(m - alone, dtype=np.int64), (), _dtypes.int64)
+    op_args, attrs = (count,) + tuple(values), REPEAT.Attrs(body)
+    last = nodes[outs[-1]]
+    if REPEAT.rule(op_args, attrs) != (last.shape, last.dtype):
         return None
-    last.op, last.args, last.attrs = REPEAT, args, attrs
+    last.op, last.args, last.attrs = REPEAT, op_args, attrs
     return alone, last
 
 
-def _walk_chunk(nodes, lo, hi, rank):
-    """The inputs of the chunk nodes[lo:hi] (the values it reads from outside, first use first)
-    and its wiring: each node's attributes and operands as positions (inputs negative), in
-    creation order. With the ops and types (equal in every chunk: that is how the period was
-    found; a rewritten dot's attributes are in the wiring), what must match between two chunks.
-    (`rank`: a node's position in `nodes`; operands come before their node, so one at `lo` or
-    later is inside the chunk.)"""
-    where, inputs, wiring = {}, [], []
-    get = rank.get
-    for node in nodes[lo:hi]:
-        refs = []
+def _inputs(chunk, lo, rank_of, offset):
+    """The values the chunk (at `lo` in the nodes) reads from outside, first use first, and for
+    each of its operands (flat, in order) the index of its input (None: a node of the chunk)."""
+    rank = rank_of.rank
+    where, inputs, slot_at = {}, [], []
+    j = offset
+    for node in chunk:
         for a in node.args:
-            r = get(id(a), -1)
-            if r >= lo:
-                refs.append(r - lo)
-                continue
-            j = where.get(id(a))
-            if j is None:
-                j = where[id(a)] = -len(inputs) - 1
-                inputs.append(a)
-            refs.append(j)
-        wiring.append((node.attrs, tuple(refs)))
-    return inputs, tuple(wiring)
+            if rank[j] >= lo:
+                slot_at.append(None)
+            else:
+                s = where.get(id(a))
+                if s is None:
+                    s = where[id(a)] = len(inputs)
+                    inputs.append(a)
+                slot_at.append(s)
+            j += 1
+    return inputs, slot_at
 
 
-def _same_inputs(inputs, ref, carry):
-    """Whether a chunk reads what the reference chunk reads, the carried value aside."""
-    if len(inputs) != len(ref):
-        return False
-    for j, (a, b) in enumerate(zip(inputs, ref)):
-        if a is b or j == carry:
-            continue
-        va, vb = a.host, b.host
-        kind = type(va)
-        if (kind is float or kind is int) and type(vb) is kind and va == vb and (va != 0 or kind is int) \
-                and a.dtype is b.dtype and a.op is None and b.op is None and a.buffer is None and b.buffer is None \
-                and a.shape == () == b.shape:
-            continue  # (equal Python ints, or equal nonzero floats: the same bits in any dtype)
-        if not (a.op is None and b.op is None and a.buffer is None and b.buffer is None
-                and a.shape == () == b.shape and a.dtype is b.dtype
-                and np.asarray(a.host, dtype=a.dtype.np).tobytes() == np.asarray(b.host, dtype=b.dtype.np).tobytes()):
+def _operands_at(nodes, reads, flat):
+    """The operands at flat positions `flat` (a numpy array) of `_Reads`' arrays."""
+    owners = reads.owner[flat]
+    offsets = (flat - reads.start[owners]).tolist()
+    return [nodes[o].args[f] for o, f in zip(owners.tolist(), offsets)]
+
+
+def _same_outside(nodes, reads, base, width, ids, outside, ref, lo, hi):
+    """Whether chunk rows lo..hi-1 (their operands flat from `base`, `width` a row) read what
+    the reference row reads at every operand in `outside`: the same node, or a host scalar of
+    the same value (`_value_key`; a loop's Python scalars are new leaves every step)."""
+    cols = np.flatnonzero(outside)
+    rows, where = np.nonzero(ids[lo:hi][:, cols] != ids[ref][cols])
+    if not len(rows):
+        return True
+    js = cols[where]
+    mine = _operands_at(nodes, reads, base + (rows + lo) * width + js)
+    theirs = _operands_at(nodes, reads, base + ref * width + js)
+    keys = {}
+    for a, b in zip(mine, theirs):
+        ka = keys.get(id(a))
+        if ka is None:
+            ka = keys[id(a)] = _value_key(a)
+        kb = keys.get(id(b))
+        if kb is None:
+            kb = keys[id(b)] = _value_key(b)
+        if ka != kb or ka is False:
             return False
     return True
+
+
+def _value_key(a):
+    """What two host scalar leaves must share to hold the same bits of the same dtype, or False
+    (not a host scalar leaf). Equal Python ints, or equal nonzero Python floats, are the same
+    bits in any dtype; other values are compared by their bytes in the leaf's dtype (so -0.0
+    and 0.0 differ, and a NaN equals a NaN of the same bits)."""
+    if not (a.op is None and a.buffer is None and a.shape == ()):
+        return False
+    v = a.host
+    kind = type(v)
+    if kind is int or (kind is float and v != 0 and v == v):
+        return (a.dtype, kind, v)
+    return (a.dtype, bytes, np.asarray(v, dtype=a.dtype.np).tobytes())
