@@ -57,12 +57,13 @@ def _realize(nodes, device, cause):
         targets = _unique(n for n in nodes if n.op is not None)
     if not targets:
         return
-    site = user_site()
-    metrics.count_sync(cause, site)
     if cause != "cut" and _host_sync.usable(device) and _host_sync.run(targets):
+        metrics.count_host_read(cause)  # (its site only in debug mode: a lookup costs ~1 us)
         metrics.nodes_traced += pending.nodes_since_sync
         pending.nodes_since_sync = 0
         return  # a small read, computed on the host (no program: see _host_sync)
+    site = user_site()
+    metrics.count_sync(cause, site)
     # (only the targets' graph components can share work with them: `_graph.Component`)
     live = pending.live() if cause == "cut" else pending.live_with(targets)
     candidates = []

@@ -66,8 +66,9 @@ class Metrics:
         sites[key] = (n or 0) + 1
 
     def count_host_read(self, cause):
-        """One read computed on the host by `_host_sync.run_leaf_op` (a few microseconds: the
-        user's line is looked up, for the report's sync sites, only in debug mode)."""
+        """One small read computed on the host (`_host_sync`: a few microseconds in all). The
+        user's line is looked up for the report's sync sites only in debug mode (LAZYARRAY_DEBUG):
+        the lookup costs ~1 us, and the sites are there to find the syncs that cost programs."""
         syncs = self.syncs
         syncs[cause] = syncs.get(cause, 0) + 1
         if _config.debug:
