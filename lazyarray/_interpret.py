@@ -36,9 +36,21 @@ def interpret(order, leaves, outputs):
     env = {}
     for leaf in leaves:
         env[id(leaf)] = leaf_value(leaf)
+    # a value is dropped after its last use (a large graph's intermediates would otherwise all
+    # be alive at its end: hundreds of MB for the graphs `_tier_policy.interpreting_pays` admits)
+    last_use = {}
+    for i, node in enumerate(order):
+        for a in node.args:
+            last_use[id(a)] = i
+    for o in outputs:
+        last_use[id(o)] = len(order)
     with np.errstate(all="ignore"):
-        for node in order:
-            env[id(node)] = node_value(node.op.evaluate(node, *[env[id(a)] for a in node.args]), node)
+        for i, node in enumerate(order):
+            args = node.args
+            env[id(node)] = node_value(node.op.evaluate(node, *[env[id(a)] for a in args]), node)
+            for a in args:
+                if last_use[id(a)] == i:
+                    env.pop(id(a), None)
     out = []
     for o in outputs:
         v = env[id(o)]

@@ -63,10 +63,21 @@ class Sighting:
         self.seconds = 0.0   # spent interpreting it
 
 
+COMPILE_FIXED, COMPILE_PER_NODE = 0.025, 0.001  # seconds: compile_estimate's terms
+
+
 def compile_estimate(n_nodes):
     """Seconds XLA's CPU compile takes for a graph of n_nodes computed nodes (measured here: ~28 ms
     for one op, ~110 ms for 100)."""
-    return 0.025 + 0.001 * n_nodes
+    return COMPILE_FIXED + COMPILE_PER_NODE * n_nodes
+
+
+def interpreting_pays(order):
+    """Whether numpy's work for this graph costs less than its compile: INTERPRET_MAX_WORK
+    element-ops for a one-op graph, growing with the compile's cost in nodes (a 300-node graph of
+    SciPy's cubature, 34M element-ops, is ~0.1 s in numpy against a 0.3-2 s compile)."""
+    work = sum(math.prod(n.shape) for n in order)
+    return work <= INTERPRET_MAX_WORK * (1.0 + len(order) * COMPILE_PER_NODE / COMPILE_FIXED)
 
 
 def may_interpret(device, plan, outputs):
@@ -127,7 +138,7 @@ def serve(skey, plan, outputs, device, site):
     tkey = (device.id, skey)
     entry = sightings.get(tkey)
     if entry is None:
-        if sum(math.prod(n.shape) for n in plan.order) > INTERPRET_MAX_WORK or not _interpret.supports(plan.order):
+        if not interpreting_pays(plan.order) or not _interpret.supports(plan.order):
             return None
         pinned = device.platform in HOST_PLATFORMS and keeps_host_values(plan.order)
         compiled = None if pinned else from_disk(skey, plan.order, plan.leaves, outputs, device)
