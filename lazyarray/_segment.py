@@ -32,7 +32,7 @@ from . import _checks, _dtypes
 from ._engine_state import state  # the last loop chunk found and how many of its chunks ran
 from ._graph import leaf_from_host, pending
 from ._ops.dot import DOT_GENERAL
-from ._ops.loop import REPEAT, template
+from ._ops.loop import REPEAT, STACK, template
 from ._ops.shape import transpose
 
 MIN_NODES = 48    # smaller graphs compile as one program
@@ -181,8 +181,8 @@ def _split(nodes, outputs, start, size, full, first_chunk, keep_tail, repeat):
         ranges = [(lo, hi) for lo, hi in zip(bounds[first_chunk:], bounds[first_chunk + 1:]) if hi <= last]
         done = _repeat(nodes, ranges, need, reads)
         if done is not None:
-            alone, node = done  # (the first chunk runs alone when its inputs differ from the rest's)
-            pieces = pieces[:first_chunk + alone] + [[node]]
+            alone, loops = done  # (the first chunk runs alone when its inputs differ from the rest's)
+            pieces = pieces[:first_chunk + alone] + [[node] for node in loops]
         elif hot:
             bounds = _fused(start, size, full, keep_tail)
             need = _needs(reads, rank, outputs, bounds)
@@ -384,32 +384,53 @@ def _repeat(nodes, ranges, need, reads):
     outside = ~inner[ref] & ~carry  # operands read from before the loop: the same in every chunk
     base = int(start[lo0])
     ids = reads.ids[base:base + m * width].reshape(m, width)
-    if not _same_outside(nodes, reads, base, width, ids, outside, ref, ref + 1, m):
-        return None
-    alone = 0
-    if not ((inner[0] == inner[ref]).all() and (np.where(inner[0], rel[0], 0) == np.where(inner[ref], rel[ref], 0)).all()
-            and len(set(ids[0][carry].tolist())) == 1 and _same_outside(nodes, reads, base, width, ids, outside, ref, 0, 1)):
-        alone = 1
-    if m - alone < 2:
+    stacked = _differing(nodes, reads, base, width, ids, outside, ref, ref + 1, m)
+    if stacked is None:
         return None
     lo, hi = ranges[ref]
     chunk = nodes[lo:hi]
     inputs, slot_at = _inputs(chunk, lo, rank_of=reads, offset=int(start[lo]))
-    carry_slot = slot_at[int(np.flatnonzero(carry)[0])]
-    body = template(chunk, inputs, carry_slot, outs[ref] - lo)
-    # the REPEAT's operands: what the first chunk it runs reads at each input's first position
-    first_use = {}
-    for j, s in enumerate(slot_at):
-        if s is not None and s not in first_use:
-            first_use[s] = j
-    values = _operands_at(nodes, reads, np.asarray([base + alone * width + first_use[s] for s in range(len(inputs))], dtype=np.int64))
-    count = leaf_from_host(np.asarray(m - alone, dtype=np.int64), (), _dtypes.int64)
-    op_args, attrs = (count,) + tuple(values), REPEAT.Attrs(body)
-    last = nodes[outs[-1]]
-    if REPEAT.rule(op_args, attrs) != (last.shape, last.dtype):
+    slots = sorted(slot_at[j] for j in stacked)
+    if any(slot_at.count(k) != 1 for k in slots):
+        return None  # (a per-pass scalar the chunk reads twice: not worth the bookkeeping)
+    alone = 0
+    if not ((inner[0] == inner[ref]).all() and (np.where(inner[0], rel[0], 0) == np.where(inner[ref], rel[ref], 0)).all()
+            and len(set(ids[0][carry].tolist())) == 1):
+        alone = 1
+    else:
+        differ = _differing(nodes, reads, base, width, ids, outside, ref, 0, 1)
+        alone = 0 if differ is not None and differ <= stacked else 1
+    if m - alone < 2:
         return None
-    last.op, last.args, last.attrs = REPEAT, op_args, attrs
-    return alone, last
+    carry_slot = slot_at[int(np.flatnonzero(carry)[0])]
+    body = template(chunk, inputs, carry_slot, outs[ref] - lo, slots)
+    first_use = {}
+    for j, k in enumerate(slot_at):
+        if k is not None and k not in first_use:
+            first_use[k] = j
+    columns = [first_use[k] for k in range(len(inputs))]
+    # the REPEAT's operands: what the first chunk it runs reads at each input's first position;
+    # with per-pass scalars, STACK passes a REPEAT, each reading its passes' scalars as a vector
+    step = STACK if slots else m
+    loops = []
+    for g0 in range(alone, m, step):
+        g1 = min(g0 + step, m)
+        values = _operands_at(nodes, reads, np.asarray([base + g0 * width + j for j in columns], dtype=np.int64))
+        for k in slots:
+            column = _operands_at(nodes, reads, base + np.arange(g0, g1, dtype=np.int64) * width + columns[k])
+            dtype = inputs[k].dtype
+            vec = np.array([np.asarray(a.host, dtype=dtype.np) for a in column], dtype=dtype.np)
+            vec = np.concatenate([vec, np.repeat(vec[-1:], STACK - len(vec))])
+            values[k] = leaf_from_host(vec, (STACK,), dtype)
+        count = leaf_from_host(np.asarray(g1 - g0, dtype=np.int64), (), _dtypes.int64)
+        op_args, attrs = (count,) + tuple(values), REPEAT.Attrs(body)
+        last = nodes[outs[g1 - 1]]
+        if REPEAT.rule(op_args, attrs) != (last.shape, last.dtype):
+            return None
+        loops.append((last, op_args, attrs))
+    for last, op_args, attrs in loops:  # (in place only once every group qualified)
+        last.op, last.args, last.attrs = REPEAT, op_args, attrs
+    return alone, [last for last, _, _ in loops]
 
 
 def _inputs(chunk, lo, rank_of, offset):
@@ -439,28 +460,32 @@ def _operands_at(nodes, reads, flat):
     return [nodes[o].args[f] for o, f in zip(owners.tolist(), offsets)]
 
 
-def _same_outside(nodes, reads, base, width, ids, outside, ref, lo, hi):
-    """Whether chunk rows lo..hi-1 (their operands flat from `base`, `width` a row) read what
-    the reference row reads at every operand in `outside`: the same node, or a host scalar of
-    the same value (`_value_key`; a loop's Python scalars are new leaves every step)."""
+def _differing(nodes, reads, base, width, ids, outside, ref, lo, hi):
+    """The operand columns (in `outside`) where chunk rows lo..hi-1 (their operands flat from
+    `base`, `width` a row) read another value than the reference row: a set, empty when they all
+    read the same node or a host scalar of the same value (`_value_key`: a loop's Python scalars
+    are new leaves every step); None when one of them is not a host scalar of the reference's
+    dtype (only a scalar can be a per-pass operand: `_ops.loop`)."""
     cols = np.flatnonzero(outside)
     rows, where = np.nonzero(ids[lo:hi][:, cols] != ids[ref][cols])
     if not len(rows):
-        return True
+        return set()
     js = cols[where]
     mine = _operands_at(nodes, reads, base + (rows + lo) * width + js)
     theirs = _operands_at(nodes, reads, base + ref * width + js)
-    keys = {}
-    for a, b in zip(mine, theirs):
+    keys, differ = {}, set()
+    for j, a, b in zip(js.tolist(), mine, theirs):
         ka = keys.get(id(a))
         if ka is None:
             ka = keys[id(a)] = _value_key(a)
         kb = keys.get(id(b))
         if kb is None:
             kb = keys[id(b)] = _value_key(b)
-        if ka != kb or ka is False:
-            return False
-    return True
+        if ka is False or kb is False or ka[0] is not kb[0]:
+            return None
+        if ka != kb:
+            differ.add(j)
+    return differ
 
 
 def _value_key(a):

@@ -9,7 +9,7 @@ import pytest
 import lazyarray as xp
 from lazyarray import _config, _engine, _segment
 from lazyarray._ops.dot import DOT_GENERAL
-from lazyarray._ops.loop import REPEAT
+from lazyarray._ops.loop import REPEAT, STACK
 from lazyarray._ops.shape import TRANSPOSE
 
 
@@ -136,16 +136,50 @@ def test_interpreted_repeat_equals_numpy(engine, rng, monkeypatch):
     assert xp.metrics.chunks_run == 1
 
 
-def test_steps_that_differ_fall_back_to_a_program_per_step(fresh, rng, monkeypatch):
-    """A learning rate that changes every step (a different scalar each chunk) and a loop that
+def _decaying_lr(ns, X, y, w, steps):
+    """Gradient descent whose learning rate changes every step: a Python scalar per step."""
+    for i in range(steps):
+        w = w - (1.0 / (i + 1)) * (X.T @ (1.0 / (1.0 + ns.exp(-(X @ w))) - y))
+    return w
+
+
+def test_per_step_scalars_are_read_from_a_stacked_operand(fresh, rng, monkeypatch):
+    """A learning rate that changes every step (a different host scalar in every chunk) is a
+    per-pass operand of the REPEAT (STACK values a program): numpy's values, one compiled
+    program for 20 and for 70 steps, and 70 steps are ceil(70 / STACK) programs run, not 70."""
+    monkeypatch.setattr(_config, "node_budget", 10 ** 6)
+    X, y, w = _logistic(rng, 300, 5)
+    Xl, yl = xp.asarray(X), xp.asarray(y)
+    for steps in (20, 70):
+        before = fresh.chunks_run
+        out = _decaying_lr(xp, Xl, yl, xp.asarray(w), steps)
+        np.testing.assert_allclose(np.asarray(out), _decaying_lr(np, X, y, w.copy(), steps), rtol=1e-11)
+        assert fresh.chunks_run - before <= -(-steps // STACK) + 1  # (+1: a first chunk run alone)
+    assert fresh.compiles == 1
+
+
+def test_per_step_scalars_in_the_interpreter_tier(engine, rng, monkeypatch):
+    """The interpreter tier reads a stacked operand's element per pass: the same values."""
+    monkeypatch.setattr(_config, "interpret_first", 2)
+    monkeypatch.setattr(_config, "node_budget", 10 ** 6)
+    X, y, w = _logistic(rng, 50, 4)
+    out = _decaying_lr(xp, xp.asarray(X), xp.asarray(y), xp.asarray(w), 40)
+    np.testing.assert_allclose(np.asarray(out), _decaying_lr(np, X, y, w.copy(), 40), rtol=1e-12)
+    assert xp.metrics.interpreted >= 1 and xp.metrics.compiles == 0
+    assert xp.metrics.chunks_run <= 3
+
+
+def test_per_step_arrays_fall_back_to_a_program_per_step(fresh, rng, monkeypatch):
+    """Steps that read a different array each (only scalars are stacked) and a loop that
     carries two arrays (momentum) cannot be one REPEAT: they run chunk by chunk, as before."""
     monkeypatch.setattr(_config, "node_budget", 10 ** 6)
     X, y, w = _logistic(rng, 300, 5)
     Xl, yl = xp.asarray(X), xp.asarray(y)
+    rates = [rng.uniform(0.1, 1.0, 5) for _ in range(20)]
     wl, wn = xp.asarray(w), w.copy()
-    for i in range(20):
-        wl = wl - (1.0 / (i + 1)) * (Xl.T @ (1.0 / (1.0 + xp.exp(-(Xl @ wl))) - yl))
-        wn = wn - (1.0 / (i + 1)) * (X.T @ (1.0 / (1.0 + np.exp(-(X @ wn))) - y))
+    for r in rates:
+        wl = wl - xp.asarray(r) * (Xl.T @ (1.0 / (1.0 + xp.exp(-(Xl @ wl))) - yl))
+        wn = wn - r * (X.T @ (1.0 / (1.0 + np.exp(-(X @ wn))) - y))
     np.testing.assert_allclose(np.asarray(wl), wn, rtol=1e-11)
     assert fresh.chunks_run >= 19
     before = fresh.chunks_run

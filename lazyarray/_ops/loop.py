@@ -13,6 +13,12 @@ body's parameters; one of them, `carry`, is the value the chunk updates: each pa
 body's output back into it, and the node's value is the last pass's output. The others are
 loop-invariant (the same value every pass).
 
+Per-pass scalars: a loop whose steps differ only in a host scalar (a learning rate that decays,
+the coefficients of a polynomial evaluated by Horner's rule) reads it from a `stacked` operand:
+a vector of STACK values, pass i reading element i (`stablehlo.dynamic_slice` by the trip
+counter). Its length is fixed, never the iteration count, so one program serves every count;
+a longer loop is several REPEAT nodes of at most STACK passes, one after another (`_segment`).
+
 Both tiers compute exactly what the chunk programs one after another would: the interpreter runs
 the body's host evaluations N times; the compiled body is the chunk's own lowering.
 """
@@ -20,24 +26,31 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .. import _dtypes
 from .._emit import Emitter, V, ttype
 from .._graph import Node
 from .core import INTERPRET_MAX_WORK, OpDef, node_value
 
 
+STACK = 32  # passes per REPEAT whose body reads per-pass scalars (the stacked operands' length)
+
+
 class Body:
     """A chunk's graph as a template. `params`: leaf nodes standing for its inputs; `nodes`:
     its computed nodes in dependency order (operands are params or earlier nodes); `out`: the
     index of the output among them; `carry`: the index of the param the output replaces on the
-    next pass. `sig` is the structure (ops, attributes, types, wiring), what equality and
-    hashing read."""
+    next pass; `stacked`: the params (scalars) whose operand is a vector of STACK values, one a
+    pass. `sig` is the structure (ops, attributes, types, wiring), what equality and hashing
+    read."""
 
-    __slots__ = ("params", "nodes", "out", "carry", "sig", "_hash")
+    __slots__ = ("params", "nodes", "out", "carry", "stacked", "sig", "_hash")
 
-    def __init__(self, params, nodes, out, carry, sig):
-        self.params, self.nodes, self.out, self.carry, self.sig = params, nodes, out, carry, sig
-        self._hash = hash(sig)
+    def __init__(self, params, nodes, out, carry, sig, stacked=()):
+        self.params, self.nodes, self.out, self.carry, self.stacked = params, nodes, out, carry, stacked
+        self.sig = sig if not stacked else sig + (("stacked", stacked),)
+        self._hash = hash(self.sig)
 
     def __eq__(self, other):
         return isinstance(other, Body) and self._hash == other._hash and self.sig == other.sig
@@ -49,10 +62,10 @@ class Body:
         return f"body<{len(self.nodes)} ops, {len(self.params)} inputs, carry {self.carry}>"
 
 
-def template(order, externals, carry, out):
+def template(order, externals, carry, out, stacked=()):
     """A Body from a chunk: `order` its computed nodes (operands first), `externals` the values
     it reads from outside (its parameters, in order), `carry` the index of the one its output
-    (`order[out]`) replaces."""
+    (`order[out]`) replaces, `stacked` the indices of the per-pass scalars."""
     index = {id(x): -(k + 1) for k, x in enumerate(externals)}
     params = [Node(None, (), (), x.shape, x.dtype) for x in externals]
     nodes, sig = [], [(carry, out, tuple((p.shape, p.dtype) for p in params))]
@@ -62,14 +75,15 @@ def template(order, externals, carry, out):
         index[id(node)] = k
         nodes.append(Node(node.op, args, node.attrs, node.shape, node.dtype))
         sig.append((node.op, node.attrs, node.shape, node.dtype, refs))
-    return Body(params, nodes, out, carry, tuple(sig))
+    return Body(params, nodes, out, carry, tuple(sig), tuple(stacked))
 
 
 def _rule(args, a):
     body = a.body
     count, values = args[0], args[1:]
     if count.shape != () or count.dtype is not _dtypes.int64 or len(values) != len(body.params) \
-            or any(v.shape != p.shape or v.dtype is not p.dtype for v, p in zip(values, body.params)):
+            or any(v.shape != ((STACK,) + p.shape if k in body.stacked else p.shape) or v.dtype is not p.dtype
+                   for k, (v, p) in enumerate(zip(values, body.params))):
         raise AssertionError(f"repeat of {body} over operands {[(v.shape, v.dtype.name) for v in args]}")
     out, carried = body.nodes[body.out], body.params[body.carry]
     if out.shape != carried.shape or out.dtype is not carried.dtype:
@@ -109,6 +123,10 @@ def _lower(e, node, count, *values):
     def step(sub, args):
         i, n, params = args[0], args[1], args[2:]
         vals = {id(p): v for p, v in zip(body.params, params)}
+        for k in body.stacked:  # this pass's element of a stacked operand
+            p = body.params[k]
+            one = sub.op("stablehlo.dynamic_slice", (params[k], i), (1,), p.dtype, "slice_sizes = array<i64: 1>")
+            vals[id(p)] = sub.op("stablehlo.reshape", (one,), (), p.dtype)
         for t in body.nodes:
             vals[id(t)] = t.op.lower(sub, t, *[vals[id(a)] for a in t.args])
         one = sub.constant(1, (), i64)
@@ -125,8 +143,10 @@ def _evaluate(node, count, *values):
     body = node.attrs.body
     values = list(values)
     out = body.nodes[body.out]
-    for _ in range(int(count)):
+    for i in range(int(count)):
         env = {id(p): v for p, v in zip(body.params, values)}
+        for k in body.stacked:
+            env[id(body.params[k])] = np.asarray(values[k])[i, ...]
         for t in body.nodes:
             env[id(t)] = node_value(t.op.evaluate(t, *[env[id(a)] for a in t.args]), t)
         values[body.carry] = env[id(out)]
