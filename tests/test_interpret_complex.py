@@ -1,7 +1,7 @@
 """The interpreter tier's complex rules against the compiled program (issue 11: SciPy's complex
 filter design and logsumexp no longer compile at first sight): XLA's complex power and sqrt
 kernels, complex products in reductions, and the complex functions of `_complex_math`, whose
-log, log1p, cosh, sinh and expm1 parts are now formulas of covered real ops. Each test states
+log, log1p, tanh, cosh, sinh and expm1 parts are now formulas of covered real ops. Each test states
 the bound measured between the tiers over wide sweeps (magnitudes over the whole float range,
 |z| next to 0, 1 and -1, mixed scales) and on every special value, where the NaN/infinity
 classes of each part must agree."""
@@ -77,7 +77,8 @@ def interpretable(x):
 # function -> ulps per part measured between the tiers on the sweep (complex64, complex128):
 # the real kernels inside agree within a few ulp (tests/test_interpret_elementwise.py).
 FUNCTIONS = {"log": (1, 1), "log1p": (1, 1), "log2": (2, 2), "log10": (2, 2), "sqrt": (3, 2),
-             "exp": (4, 4), "cosh": (4, 4), "sinh": (4, 4), "cos": (4, 4), "sin": (4, 4)}
+             "exp": (4, 4), "cosh": (4, 4), "sinh": (4, 4), "cos": (4, 4), "sin": (4, 4),
+             "tanh": (5, 5), "tan": (5, 6)}
 
 
 @pytest.mark.parametrize("d", COMPLEX, ids=ids(COMPLEX))
@@ -147,6 +148,18 @@ def test_complex_log_accurate(d):
     tiny = np.array([1e-30 + 1e-31j, -3e-20 + 0j, 2e-35j], d.np)
     got = np.asarray(xp.log1p(xp.asarray(tiny)))
     np.testing.assert_allclose(got, tiny - tiny * tiny / 2, rtol=2 * np.finfo(got.real.dtype).eps)
+
+
+@pytest.mark.parametrize("d", COMPLEX, ids=ids(COMPLEX))
+def test_complex_tanh_accurate(d):
+    # Kahan's formula (_complex_math._tanh_finite) within 7 ulp per part of numpy's ctanh and
+    # ctan (computed in complex128); XLA's complex tanh kernel, which it replaces, was up to 20
+    z = sweep(d)
+    for name in ("tanh", "tan"):
+        with np.errstate(all="ignore"):
+            ref = getattr(np, name)(z.astype(np.complex128)).astype(d.np)
+        got = np.asarray(getattr(xp, name)(xp.asarray(z)))
+        assert max(u.max() for u in part_ulps(got, ref)) <= 7, name
 
 
 # ---------------------------------------------------------------- XLA's complex kernels
@@ -248,8 +261,8 @@ def test_complex_prod_and_cumprod(d):
 
 def test_scipy_offenders_graphs_interpretable():
     # the graphs SciPy's complex logsumexp and butter(..., output='sos') built: complex log,
-    # log1p, power, sqrt and prod (they compiled at first sight before)
+    # log1p, power, sqrt and prod (they compiled at first sight before); tanh and tan too
     z = xp.asarray(np.array([1 + 2j, -0.5 + 0.1j, 3 - 1j]))
     for x in (xp.log(z), xp.log1p(z), xp.pow(z, xp.asarray(0.5 + 0j)), xp.sqrt(z), xp.prod(z),
-              xp.exp(z), xp.expm1(z), xp.cosh(z), xp.sin(z)):
+              xp.exp(z), xp.expm1(z), xp.cosh(z), xp.sin(z), xp.tanh(z), xp.tan(z)):
         assert interpretable(x)

@@ -233,7 +233,7 @@ def test_transcendental(op, d):
 def test_transcendental_left_to_compiler():
     # XLA's own formulas are more than a few ulp from numpy's for these (complex sqrt and power
     # are covered: tests/test_interpret_complex.py; the namespace's complex log, log1p, exp,
-    # cosh, sinh use none of these kernels)
+    # cosh, sinh, tanh use none of these kernels)
     for op, d in [(ops.ATANH, dt.float64), (ops.COSH, dt.float32), (ops.SINH, dt.float64),
                   (ops.EXPM1, dt.float32), (ops.EXP, dt.complex128),
                   (ops.LOG, dt.complex128), (ops.LOG1P, dt.complex64), (ops.TANH, dt.complex128)]:
