@@ -24,6 +24,7 @@ steps). The copy is kept beside M while M lives (`_transposed`), so later runs o
 """
 from __future__ import annotations
 
+import operator
 import weakref
 
 import numpy as np
@@ -51,8 +52,7 @@ HOIST_AFTER = 8                # dots reading a matrix in one sync before copyin
 HOIST_MAX_BYTES = 1 << 30      # transposed copies kept at once, in bytes (past it: no new ones)
 
 
-def _serial(node):
-    return node.serial
+_serial = operator.attrgetter("serial")  # (C-level: the sort runs over every node of a loop)
 
 
 def _describe(node):
