@@ -25,7 +25,7 @@ import os
 import time
 from concurrent.futures import Future
 
-from . import _config, _debug_log, _runtime, _structural_key
+from . import _config, _debug_log, _prefetch, _runtime, _structural_key
 from ._emit import emit_module
 from ._engine_state import state
 from ._metrics import explain_miss, format_site, metrics
@@ -51,6 +51,7 @@ def install(key, compiled):
     """Cache a built program under `key` (the oldest is dropped past the cache size)."""
     programs = state.programs
     programs[key] = compiled
+    _prefetch.note_used(compiled.name)
     if len(programs) > _config.cache_size:
         del programs[next(iter(programs))]
     return compiled
@@ -184,7 +185,13 @@ def from_disk(skey, order, leaves, outputs, device):
 
 
 def _load(path, device):
-    executable = _runtime.load_serialized(path, device._pjrt) if path else None
+    """The program stored at `path` (taken from the prefetch when it loaded it), or None."""
+    if not path:
+        return None
+    _prefetch.start(device)
+    executable = _prefetch.take(path, device)
+    if executable is _prefetch.NOT_QUEUED:
+        executable = _runtime.load_serialized(path, device._pjrt)
     if executable is None:
         return None
     with metrics.lock:

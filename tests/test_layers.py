@@ -75,6 +75,7 @@ LAYERS = {
     "lazyarray._tier_policy": ENGINE,                   # interpret now or compile
     "lazyarray._program_cache": ENGINE,                 # compiled programs: keys, memory, disk
     "lazyarray._structural_key": ENGINE,                # a structural key as bytes: the disk cache's name
+    "lazyarray._prefetch": ENGINE,                      # the last run's programs, loaded ahead
     "lazyarray._run_program": ENGINE,                   # inputs, execute, realize
     "lazyarray._debug_log": ENGINE,                     # the LAZYARRAY_DEBUG ladder's output
     "lazyarray._graph_text": OPS,                       # a graph as text
