@@ -10,9 +10,12 @@ version and source, numpy's, Python's, jax/jaxlib's, XLA_FLAGS, the platform and
 and its header names jax/jaxlib/device, so an edit or an upgrade never loads a stale program. Only
 when it is not there is the graph's StableHLO emitted (`_emit`; for LAPACK kernels that means
 lowering through jax, tens of ms each) and compiled by XLA, now or on the background compile
-thread. (A key holding a value with no exact encoding names its entry by the emitted text.) A donating variant (outputs
-aliased to recycled buffers, `_pool`) is never compiled while the user waits: it is built in the
-background once its plain program exists, and the plain program serves until then.
+thread. (A key holding a value with no exact encoding names its entry by the emitted text.) The
+entries the last run of the same command used are loaded ahead, on the compile thread
+(`_prefetch`). A donating variant (outputs aliased to recycled buffers, `_pool`) is never
+compiled while the user waits: one on disk is loaded at its first request, otherwise it is built
+in the background once its plain program exists and the graph has repeated, and the plain
+program serves until then.
 
 Every miss leaves a line in the metrics' miss log, and the debug settings act here: the miss
 explanation (`LAZYARRAY_EXPLAIN_MISSES`), the per-site graph limit, the StableHLO dump directory
