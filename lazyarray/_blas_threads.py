@@ -239,7 +239,7 @@ def program_call(key, order):
     if small is None:
         small = _programs[key] = _classify(order)
         if len(_programs) > PROGRAMS_REMEMBERED:
-            del _programs[next(iter(_programs))]
+            _programs.pop(next(iter(_programs), None), None)
     if small is _NO_LAPACK:
         return contextlib.nullcontext()
     lib = _library("lapack")

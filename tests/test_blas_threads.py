@@ -133,6 +133,9 @@ def test_programs_are_classified_by_their_largest_call():
     assert bt._classify([leaf(np.zeros(3))]) is bt._NO_LAPACK
     assert bt._classify(ops.kernel("svd", x_small, "gpu", False)) is bt._NO_LAPACK  # cuSOLVER's
     assert bt.decomposition_work((2, 3, 10, 4), dt.complex128) == 2 * 3 * 10 * 4 * 4 * 4
+    from types import SimpleNamespace as NS   # a loop whose body holds the calls (REPEAT's attrs.body)
+    loop = NS(op=NS(name="repeat"), attrs=NS(body=NS(nodes=[*small, *big])), args=())
+    assert bt._classify([leaf(np.zeros(3)), loop]) is False
 
 
 @needs_lapack
