@@ -18,7 +18,8 @@ from . import _config, _engine, _host_alias, _host_data, _sharding_place, _views
 from ._devices import Device, MeshDevice, check_device, check_dtype
 from ._dtypes import DType
 from ._pool import pool
-from ._graph import pending
+from ._graph import pending, root
+from weakref import ref as _ref
 
 from ._sharding import Mesh, NamedSharding
 
@@ -41,8 +42,15 @@ class Array:
         self = object.__new__(cls)
         self._node = node
         self._device = device
-        if node.op is not None:
-            pending.add(self, node)
+        comp = node.comp
+        if comp is not None:  # a pending node (see `_Pending.add`: inline, the common case first)
+            if comp.parent is None and len(comp.handles) < comp.compact_at - 1:
+                ref = _ref(self)
+                comp.handles.append(ref)
+                if comp.parent is not None:  # merged while appending
+                    root(comp).handles.append(ref)
+            else:
+                pending.add(self, node)
             if pending.nodes_since_sync >= _config.node_budget:
                 _engine.maybe_cut()
         return self

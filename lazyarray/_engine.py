@@ -58,7 +58,7 @@ def _realize(nodes, device, cause):
     if not targets:
         return
     if cause != "cut" and _host_sync.usable(device) and _host_sync.run(targets):
-        metrics.count_host_read(cause)  # (its site only in debug mode: a lookup costs ~1 us)
+        metrics.count_host_read(cause)  # (by cause: its site is looked up only on the usual path)
         metrics.nodes_traced += pending.nodes_since_sync
         pending.nodes_since_sync = 0
         return  # a small read, computed on the host (no program: see _host_sync)

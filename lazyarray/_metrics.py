@@ -11,8 +11,6 @@ import os
 import sys
 import threading
 
-from . import _config
-
 MAX_SITES = 1000  # sync sites kept; past it the least frequent half is dropped
 
 
@@ -51,12 +49,8 @@ class Metrics:
 
     def count_sync(self, cause, site):
         """One sync caused by `cause` at the user's `site` (a (file, line) tuple)."""
-        syncs = self.syncs
+        syncs, sites = self.syncs, self.sync_sites
         syncs[cause] = syncs.get(cause, 0) + 1
-        self.count_sync_site(cause, site)
-
-    def count_sync_site(self, cause, site):
-        sites = self.sync_sites
         key = (cause, site)
         n = sites.get(key)
         if n is None and len(sites) >= MAX_SITES:  # code generated at run time: many distinct sites
@@ -66,13 +60,12 @@ class Metrics:
         sites[key] = (n or 0) + 1
 
     def count_host_read(self, cause):
-        """One small read computed on the host (`_host_sync`: a few microseconds in all). The
-        user's line is looked up for the report's sync sites only in debug mode (LAZYARRAY_DEBUG):
-        the lookup costs ~1 us, and the sites are there to find the syncs that cost programs."""
+        """One small read computed on the host (`_host_sync`: a few microseconds in all), counted
+        by cause only: looking up the user's line would cost ~1 us more, and the report's sync
+        sites are there to find the syncs that run programs. (In debug mode such reads take the
+        engine's usual path, which records their sites: `_host_sync.usable`.)"""
         syncs = self.syncs
         syncs[cause] = syncs.get(cause, 0) + 1
-        if _config.debug:
-            self.count_sync_site(cause, user_site(2))
 
     def as_dict(self):
         return {
@@ -150,10 +143,10 @@ def _is_internal(filename):
     return r
 
 
-def user_site(depth=1):
+def user_site():
     """(file, line) of the innermost frame outside lazyarray: where the user's code caused this.
-    A tuple, formatted only when shown (this runs at every sync). `depth`: frames to skip."""
-    f = sys._getframe(depth)
+    A tuple, formatted only when shown (this runs at every sync)."""
+    f = sys._getframe(1)
     internal = _internal
     while f is not None:
         name = f.f_code.co_filename
