@@ -169,12 +169,25 @@ def _library(which):
     with _find_lock:
         if which not in _found:
             if which == "lapack":
-                from ._ops import lapack_host
-                module = lapack_host._scipy_linalg_module("_flapack")
+                path = scipy_linalg_extension("_flapack")
             else:
                 import numpy._core._multiarray_umath as module
-            _found[which] = _library_of(which, getattr(module, "__file__", None) or "")
+                path = getattr(module, "__file__", None)
+            _found[which] = _library_of(which, path) if path else None
     return _found[which]
+
+
+def scipy_linalg_extension(name):
+    """The file of SciPy's extension module scipy.linalg.<name> (_flapack, _fblas), found without
+    importing SciPy, or None (no SciPy, or an unusual layout)."""
+    import importlib.machinery
+    import importlib.util
+    spec = importlib.util.find_spec("scipy")
+    if spec is None or not spec.origin:
+        return None
+    paths = [os.path.join(os.path.dirname(spec.origin), "linalg", name + suffix)
+             for suffix in importlib.machinery.EXTENSION_SUFFIXES]
+    return next((p for p in paths if os.path.exists(p)), None)
 
 
 class _Window:

@@ -60,13 +60,8 @@ def _scipy_linalg_module(name):
     later `import scipy.linalg` sees."""
     module = _modules.get(name) or sys.modules.get(f"scipy.linalg.{name}")
     if module is None:
-        import importlib.machinery
         import importlib.util
-        import os
-        spec = importlib.util.find_spec("scipy")
-        paths = [os.path.join(os.path.dirname(spec.origin), "linalg", name + suffix)
-                 for suffix in importlib.machinery.EXTENSION_SUFFIXES] if spec and spec.origin else []
-        path = next((p for p in paths if os.path.exists(p)), None)
+        path = _blas_threads.scipy_linalg_extension(name)
         if path is None:  # an unusual layout: the ordinary import
             module = importlib.import_module(f"scipy.linalg.{name}")
         else:
