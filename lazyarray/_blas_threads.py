@@ -171,7 +171,10 @@ def _library(which):
             if which == "lapack":
                 path = scipy_linalg_extension("_flapack")
             else:
-                import numpy._core._multiarray_umath as module
+                try:
+                    from numpy._core import _multiarray_umath as module
+                except ImportError:  # numpy 1.x
+                    from numpy.core import _multiarray_umath as module
                 path = getattr(module, "__file__", None)
             _found[which] = _library_of(which, path) if path else None
     return _found[which]
