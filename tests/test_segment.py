@@ -149,3 +149,14 @@ def test_periodic_suffix_finds_the_period():
     assert _segment._periodic_suffix([9, 8] + [1, 2, 3] * 5) == (3, 15)
     assert _segment._periodic_suffix([1, 2, 3, 4, 5]) is None
     assert _segment._periodic_suffix([4] * 7) == (1, 7)
+
+
+def test_period_search_answer_is_kept_only_for_the_same_graph():
+    """`_period_of` keeps the last answer for a repeated sequence of descriptions; another
+    sequence is searched afresh (the answers compared with `_periodic_suffix` itself)."""
+    a = [("x",), ("y",)] + [("p",), ("q",), ("r",)] * 5
+    b = [("s",), ("t",), ("u",), ("v",)] * 4 + [("half",)]  # a half-built expression at the end
+    assert _segment._period_of(a) == (_segment._periodic_suffix(_segment._codes(a)), 0)
+    assert _segment._period_of(list(a)) == ((3, 15), 0)
+    assert _segment._period_of(b) == ((4, 16), 1)
+    assert _segment._period_of([("n",)] * 2 + [("m", 1), ("m", 2)]) == (None, _segment.MAX_SKIP)
