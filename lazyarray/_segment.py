@@ -409,6 +409,10 @@ def _repeat(nodes, ranges, need, reads):
         if k is not None and k not in first_use:
             first_use[k] = j
     columns = [first_use[k] for k in range(len(inputs))]
+    if alone == 0 and not _fits(body, _operands_at(nodes, reads, np.asarray([base + j for j in columns], dtype=np.int64))):
+        alone = 1  # the first chunk reads values of other shapes (a 0-D first carry): run it alone
+        if m - alone < 2:
+            return None
     # the REPEAT's operands: what the first chunk it runs reads at each input's first position;
     # with per-pass scalars, STACK passes a REPEAT, each reading its passes' scalars as a vector
     step = STACK if slots else m
@@ -425,12 +429,19 @@ def _repeat(nodes, ranges, need, reads):
         count = leaf_from_host(np.asarray(g1 - g0, dtype=np.int64), (), _dtypes.int64)
         op_args, attrs = (count,) + tuple(values), REPEAT.Attrs(body)
         last = nodes[outs[g1 - 1]]
-        if REPEAT.rule(op_args, attrs) != (last.shape, last.dtype):
+        if not _fits(body, values) or REPEAT.rule(op_args, attrs) != (last.shape, last.dtype):
             return None
         loops.append((last, op_args, attrs))
     for last, op_args, attrs in loops:  # (in place only once every group qualified)
         last.op, last.args, last.attrs = REPEAT, op_args, attrs
     return alone, [last for last, _, _ in loops]
+
+
+def _fits(body, values):
+    """Whether a chunk's operands have the shapes and dtypes of the body's parameters (the
+    stacked ones are vectors built for it)."""
+    return all(k in body.stacked or (v.shape == p.shape and v.dtype is p.dtype)
+               for k, (v, p) in enumerate(zip(values, body.params)))
 
 
 def _inputs(chunk, lo, rank_of, offset):

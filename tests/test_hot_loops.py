@@ -204,3 +204,15 @@ def test_failed_repeat_keeps_the_value_pending(fresh, rng, monkeypatch, fail_nex
         np.asarray(out)
     assert out._node.op is not None
     np.testing.assert_allclose(np.asarray(out), logreg(np, X, y, w, 30), rtol=1e-11)
+
+
+def test_loop_whose_first_carry_has_another_shape(engine):
+    # SciPy's freqz_sos (per-section scalars, stacked): h starts 0-D and is (N,) after the first
+    # section, so the first chunk runs alone (REPEAT's rule used to raise on its 0-D carry)
+    signal = pytest.importorskip("scipy.signal")
+    sos = signal.butter(25, 0.15, output="sos")
+    w, h = signal.freqz_sos(xp.asarray(sos), worN=500)
+    wn, hn = signal.freqz_sos(sos, worN=500)
+    assert isinstance(h, xp.Array)
+    np.testing.assert_allclose(np.asarray(w), wn, rtol=1e-13)
+    np.testing.assert_allclose(np.asarray(h), hn, rtol=1e-11, atol=1e-14)
