@@ -64,7 +64,7 @@ def write_manifests():
     """Write each cache directory's manifest for this command (atomically; errors ignored: a
     missing manifest costs the next run its prefetch, nothing else)."""
     for root, names in list(_used.items()):
-        if not names:
+        if not names or not os.path.isdir(root):  # (a directory removed meanwhile stays removed)
             continue
         path = manifest_path(root)
         tmp = f"{path}.{os.getpid()}.tmp"

@@ -103,3 +103,17 @@ def test_an_entry_the_thread_has_not_reached_is_loaded_by_the_caller(tmp_path, m
         assert not gate.is_set()
     finally:
         gate.set()
+
+
+def test_a_removed_cache_directory_is_not_created_again(tmp_path, monkeypatch, fresh):
+    root = tmp_path / "gone"
+    root.mkdir()
+    _fresh_prefetch(monkeypatch, root)
+    assert float(xp.sum(xp.asarray(np.arange(4.0)) * 2.0)) == 12.0
+    assert _prefetch._used[str(root)]
+    for dirpath, dirnames, files in os.walk(root, topdown=False):
+        for f in files:
+            os.unlink(os.path.join(dirpath, f))
+        os.rmdir(dirpath)
+    _prefetch.write_manifests()
+    assert not root.exists()
