@@ -8,10 +8,12 @@ node no evaluation covers is compiled instead.
 
 Covered since issue 11: the decompositions (LU, Cholesky, QR, eigh, eig, SVD) and triangular
 solves on the CPU, bit for bit (the same LAPACK routines as jaxlib's custom calls, _ops.lapack_host),
-and fft to rounding (numpy.fft, within 4.1 eps of the largest output magnitude). Not covered
-today: complex multiply/divide/power and complex transcendental functions (XLA's formulas differ
-from numpy's beyond rounding, at special values above all), bool arithmetic, and decompositions
-on a platform other than the CPU (on an accelerator, `_tier_policy.may_interpret` decides). Known differences that remain: float sums, products and dot products
+and fft to rounding (numpy.fft, within 4.1 eps of the largest output magnitude). Complex
+multiply, divide, power, sqrt, log, log1p, tanh and products are covered (XLA's formulas rebuilt
+where numpy's differ beyond rounding, bounds in `_ops.elementwise`/`_complex_math`). Not covered
+today: complex acos/acosh/asin/asinh and complex matrix products, bool arithmetic, and
+decompositions on a platform other than the CPU (on an accelerator,
+`_tier_policy.may_interpret` decides). Known differences that remain: float sums, products and dot products
 (summation order) and a * b + c (XLA may contract it into an FMA) agree to rounding, not bit for
 bit; real transcendental functions are numpy's here and XLA's (or our formulas) there, within
 the bounds tests/test_precision.py checks; XLA CPU flushes subnormal floats to zero, numpy does
