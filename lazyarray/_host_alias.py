@@ -252,6 +252,31 @@ def _differs(new, old):
 def _sweep():
     """Flush the families with an alias nobody holds any more, so they let go of their arrays
     (an alias holds its holder, and so the family's root)."""
+    if not _families:
+        return
     for fam in list(_families.values()):
-        if fam.aliases and any(sys.getrefcount(a.host) <= _OURS for a in fam.aliases):
-            flush(_root(fam.aliases[0].holder), capture=False)
+        aliases = fam.aliases
+        if aliases and any(sys.getrefcount(a.host) <= _OURS for a in aliases):
+            if not _forget_dead_shared(fam):
+                flush(_root(aliases[0].holder), capture=False)
+
+
+def _forget_dead_shared(fam):
+    """The common case of `_sweep` (a zero-copy read looked at and dropped) without a whole
+    flush: when every alias of the family is shared and nobody holds its numpy array, there is
+    nothing to take in (the memory was the node's value) and the family just ends, as `_flush`
+    would end it. Returns whether it did."""
+    with write_lock:
+        aliases = fam.aliases
+        if fam.busy or not aliases:
+            return False
+        for a in aliases:
+            if not a.shared or sys.getrefcount(a.host) > _OURS:
+                return False
+        root = _root(aliases[0].holder)
+        if _families.get(id(root)) is not fam:
+            return False
+        aliases.clear()
+        del _families[id(root)]
+        root.__class__ = fam.plain_cls
+        return True

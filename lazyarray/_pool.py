@@ -27,6 +27,12 @@ from ._dtypes import _by_name
 from ._graph import lock
 
 
+class _Watch(weakref.ref):
+    """A weak reference whose death appends `event` to its pool's `returned` (a quarter of
+    `weakref.finalize`'s cost, which a zero-copy read pays on every lend)."""
+    __slots__ = ("event",)
+
+
 class BufferPool:
     def __init__(self):
         self._free = collections.OrderedDict()  # (device id, shape, dtype name) -> [buffers]
@@ -37,6 +43,17 @@ class BufferPool:
         # array over a lent buffer died
         self.returned = collections.deque()
         self.held = 0  # bytes in the free lists (`returned` not counted yet)
+        self._watches = set()  # the live `_Watch`es (a weak reference must be held to call back)
+
+    def _watch(self, obj, event):
+        """When `obj` dies (in any thread, at any point), append `event` to `returned`."""
+        ref = _Watch(obj, self._died)
+        ref.event = event
+        self._watches.add(ref)
+
+    def _died(self, ref):
+        self._watches.discard(ref)  # (set and deque operations are atomic: no lock)
+        self.returned.append(ref.event)
 
     @property
     def bytes(self):
@@ -58,7 +75,7 @@ class BufferPool:
         keep the buffer out of reuse until `base` dies. Called with the engine lock held."""
         self._drain()
         self._lent[id(buffer)] = self._lent.get(id(buffer), 0) + 1
-        weakref.finalize(base, self.returned.append, (buffer,))
+        self._watch(base, (buffer,))
 
     def is_lent(self, buffer):
         with lock:
@@ -73,7 +90,7 @@ class BufferPool:
         """When `node` (just realized with a large buffer) dies, keep its buffer for reuse."""
         size = self.nbytes(node.shape, node.dtype)
         if size >= _config.pool_min_bytes and _config.pool_max_bytes:
-            weakref.finalize(node, self.returned.append, (node.buffer, (device_id, node.shape, node.dtype.name), size))
+            self._watch(node, (node.buffer, (device_id, node.shape, node.dtype.name), size))
 
     def _drain(self):
         returned = self.returned

@@ -141,12 +141,9 @@ class HostMemory:
     of such an array onto it: it lives exactly as long as some numpy array shows the memory."""
     __slots__ = ("buffer", "__array_interface__", "__weakref__")
 
-    def __init__(self, buffer, readonly_view):
+    def __init__(self, buffer, interface):
         self.buffer = buffer
-        self.__array_interface__ = {
-            "version": 3, "shape": readonly_view.shape, "typestr": readonly_view.dtype.str,
-            "descr": readonly_view.dtype.descr, "strides": readonly_view.strides,
-            "data": (readonly_view.ctypes.data, False)}  # (address, read-only flag)
+        self.__array_interface__ = interface  # (jax's read-only view's, made writable)
 
 
 def host_view(buffer) -> np.ndarray | None:
@@ -156,10 +153,14 @@ def host_view(buffer) -> np.ndarray | None:
     the buffer out of donation and reuse while that lives (`_pool.BufferPool.lend`)."""
     if len(buffer.devices()) != 1 or buffer_device(buffer).platform != "cpu" or buffer.size == 0:
         return None
-    readonly = np.asarray(buffer)  # jax's own view of the memory on the CPU (layout and strides)
-    if readonly.ctypes.data != buffer.unsafe_buffer_pointer():
+    # jax's own view of the memory on the CPU (layout and strides); one interface dict read is
+    # cheaper than `.ctypes` plus rebuilding shape, typestr, descr and strides (~10 us per read)
+    interface = np.asarray(buffer).__array_interface__
+    address = interface["data"][0]
+    if address != buffer.unsafe_buffer_pointer():
         return None  # jax copied (a layout numpy cannot describe): not the buffer's memory
-    return np.asarray(HostMemory(buffer, readonly))
+    interface["data"] = (address, False)  # (address, read-only flag)
+    return np.asarray(HostMemory(buffer, interface))
 
 
 def initialize_distributed(coordinator_address, num_processes, process_id, local_device_ids=None):
