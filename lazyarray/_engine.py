@@ -234,7 +234,7 @@ def host_view(node, device, cause, sole_user):
         pool = state.pool
         if pool.is_pinned(buf) or not sole_user(node):
             return None
-        view = _runtime.host_view(buf)
+        view = _runtime.host_view(buf, one_cpu_device=True)  # (checked above)
         if view is None or view.dtype != node.dtype.np or view.shape != node.shape:
             return None
         pool.lend(buf, view.base)

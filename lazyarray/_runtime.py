@@ -146,12 +146,16 @@ class HostMemory:
         self.__array_interface__ = interface  # (jax's read-only view's, made writable)
 
 
-def host_view(buffer) -> np.ndarray | None:
+def host_view(buffer, one_cpu_device=False) -> np.ndarray | None:
     """A writable numpy array over a CPU device buffer's own memory (no copy), or None where
     there is none to be had: another platform, a buffer over several devices, an empty array,
     or a layout jax would copy to read. The array's `base` is a `HostMemory`; the caller keeps
     the buffer out of donation and reuse while that lives (`_pool.BufferPool.lend`)."""
-    if len(buffer.devices()) != 1 or buffer_device(buffer).platform != "cpu" or buffer.size == 0:
+    if not one_cpu_device:  # (the engine knows its buffers' device: asking jax costs ~2 us)
+        devices = buffer.devices()
+        if len(devices) != 1 or next(iter(devices)).platform != "cpu":
+            return None
+    if buffer.size == 0:
         return None
     # jax's own view of the memory on the CPU (layout and strides); one interface dict read is
     # cheaper than `.ctypes` plus rebuilding shape, typestr, descr and strides (~10 us per read)

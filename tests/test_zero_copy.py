@@ -254,3 +254,69 @@ def test_alias_comparison_is_bitwise_per_element(dtype):
     want = (as_bytes(new) != as_bytes(old)).any(axis=1).reshape(new.shape)
     np.testing.assert_array_equal(_host_alias._differs(new, old), want)
     assert _host_alias._differs(new, new.copy()).sum() == 0
+
+
+def test_dropped_reads_in_a_loop_end_their_families_and_agree_with_numpy(monkeypatch, data):
+    """The benchmark's pattern (`y = f(x); np.asarray(y)`, the read dropped): each read is the
+    buffer's memory and equals numpy's; the next read ends the dropped one's family without a
+    flush (`_host_alias._forget_dead_shared`), so earlier holders turn plain again."""
+    a, x = data
+    gc.collect()
+    _host_alias._sweep()  # (earlier tests' dropped reads)
+    ended = []
+    forget = _host_alias._forget_dead_shared
+    monkeypatch.setattr(_host_alias, "_forget_dead_shared", lambda fam: ended.append(forget(fam)) or ended[-1])
+    holders = []
+    for i in range(4):
+        y = chain(x) + float(i)
+        h = np.asarray(y)
+        assert is_shared(h, y)
+        np.testing.assert_allclose(h, chain_np(a) + np.float32(i), rtol=1e-6)
+        h[0] = -float(i)  # a write into the memory is y's value
+        del h
+        holders.append(y)
+    assert [type(y) for y in holders[:-1]] == [type(x)] * 3
+    assert all(a.holder is not y for f in _host_alias._families.values() for a in f.aliases
+               for y in holders[:-1])
+    assert ended.count(True) == 3  # (the shortcut ended each dropped read's family)
+    assert [float(y[0]) for y in holders] == [0.0, -1.0, -2.0, -3.0]
+
+
+def test_sweep_takes_in_a_dropped_copied_reads_writes(data):
+    """A dropped alias that is a copy may hold writes: the sweep at the next read flushes its
+    family (the shortcut for shared aliases declines) and the writes reach the array."""
+    a, x = data
+    y = chain(x)
+    keep = y * 1.0  # (a pending op uses y's node: the read below is a copy)
+    np.asarray(y)[:2] = 5.0
+    other = chain(x) * 3.0
+    np.asarray(other)  # its export sweeps y's family
+    assert type(y) is type(x)
+    np.testing.assert_array_equal(np.asarray(y, copy=True)[:3], [5.0, 5.0, chain_np(a)[2]])
+    np.testing.assert_array_equal(np.asarray(keep, copy=True)[:2], chain_np(a)[:2])  # recorded before
+
+
+def test_pool_watch_reports_a_death_once_and_forgets_its_reference():
+    from lazyarray._pool import BufferPool
+
+    class Thing:
+        pass
+
+    pool, thing = BufferPool(), Thing()
+    pool._watch(thing, ("event",))
+    assert not pool.returned and len(pool._watches) == 1
+    del thing
+    gc.collect()
+    assert list(pool.returned) == [("event",)] and not pool._watches
+
+
+def test_host_view_of_a_known_cpu_buffer_is_its_memory(data):
+    a, x = data
+    y = chain(x)
+    float(xp.sum(y))
+    buf = buffer_of(y)
+    checked, known = _runtime.host_view(buf), _runtime.host_view(buf, one_cpu_device=True)
+    for h in (checked, known):
+        assert h.ctypes.data == buf.unsafe_buffer_pointer() and h.flags.writeable
+        assert h.shape == (N,) and h.dtype == np.float32
+        np.testing.assert_allclose(h, chain_np(a), rtol=1e-6)
