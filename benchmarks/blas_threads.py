@@ -30,28 +30,10 @@ def child(policy, calls, dtype):
     from lazyarray import _blas_threads
     assert _blas_threads.MODE == ("own" if policy == "off" else "auto")
     import sklearn
-    from sklearn.decomposition import PCA
-    from sklearn.linear_model import LogisticRegression, Ridge
-    from sklearn.pipeline import Pipeline
-    from sklearn.preprocessing import StandardScaler
+    from benchmarks.consumers import big_workloads
     sklearn.set_config(array_api_dispatch=True)
-    rng = np.random.default_rng(0)
-    n, d = 5000, 50
-    Xn = rng.standard_normal((n, d))
-    fdt = getattr(xp, dtype)
-    X = xp.asarray(Xn, dtype=fdt)
-    y = xp.asarray((Xn[:, :5].sum(axis=1) + 0.5 * rng.standard_normal(n) > 0).astype(np.int64))
-    t = xp.asarray(Xn @ rng.standard_normal(d) + 0.1 * rng.standard_normal(n), dtype=fdt)
-
-    def pipeline():
-        pipe = Pipeline([("scale", StandardScaler()), ("pca", PCA(10)), ("clf", LogisticRegression())])
-        return float(pipe.fit(X, y).score(X, y))
-
-    def ridge():
-        return np.asarray(Ridge(alpha=1.0).fit(X, t).predict(X))
-
     out = {}
-    for name, fn in (("pipeline", pipeline), ("ridge", ridge)):
+    for name, fn in big_workloads(xp, dtype, np.asarray):
         times = []
         for _ in range(calls):
             t0 = time.perf_counter()

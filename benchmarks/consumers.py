@@ -144,8 +144,9 @@ def _force(result):
     return np.from_dlpack(result)
 
 
-def _big_rows(xp, dtype, to_numpy):
-    """Calls 1..BIG_CALLS of the 5000x50 Pipeline fit+score and Ridge fit+predict."""
+def big_workloads(xp, dtype, to_numpy):
+    """The 5000x50 rows' two calls on `xp` (data of `dtype`): (name, call) pairs, Pipeline fit+score
+    and Ridge fit+predict (also timed by benchmarks.blas_threads)."""
     import numpy as np
     from sklearn.decomposition import PCA
     from sklearn.linear_model import LogisticRegression, Ridge
@@ -166,8 +167,13 @@ def _big_rows(xp, dtype, to_numpy):
     def ridge():
         return to_numpy(Ridge(alpha=1.0).fit(X, t).predict(X))
 
+    return (("pipeline", pipeline), ("ridge", ridge))
+
+
+def _big_rows(xp, dtype, to_numpy):
+    """Calls 1..BIG_CALLS of the 5000x50 Pipeline fit+score and Ridge fit+predict."""
     out = {}
-    for name, fn in (("pipeline", pipeline), ("ridge", ridge)):
+    for name, fn in big_workloads(xp, dtype, to_numpy):
         calls = []
         try:
             for _ in range(BIG_CALLS):
