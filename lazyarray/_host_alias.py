@@ -257,11 +257,15 @@ def _sweep():
     for fam in list(_families.values()):
         aliases = fam.aliases
         if aliases and any(sys.getrefcount(a.host) <= _OURS for a in aliases):
-            if not _forget_dead_shared(fam):
-                flush(_root(aliases[0].holder), capture=False)
+            first = aliases[:1]  # (another thread's flush may empty the list meanwhile)
+            if not first:
+                continue
+            root = _root(first[0].holder)
+            if not _forget_dead_shared(fam, root):
+                flush(root, capture=False)
 
 
-def _forget_dead_shared(fam):
+def _forget_dead_shared(fam, root):
     """The common case of `_sweep` (a zero-copy read looked at and dropped) without a whole
     flush: when every alias of the family is shared and nobody holds its numpy array, there is
     nothing to take in (the memory was the node's value) and the family just ends, as `_flush`
@@ -273,7 +277,6 @@ def _forget_dead_shared(fam):
         for a in aliases:
             if not a.shared or sys.getrefcount(a.host) > _OURS:
                 return False
-        root = _root(aliases[0].holder)
         if _families.get(id(root)) is not fam:
             return False
         aliases.clear()

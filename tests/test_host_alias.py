@@ -162,3 +162,62 @@ def test_threads_writing_disjoint_parts_of_one_array():
     want_x[:, :10] = np.arange(n)[:, None]
     np.testing.assert_array_equal(np.asarray(x, copy=True), want_x)
     np.testing.assert_array_equal(np.asarray(y, copy=True), np.full((n, 16), 10.0))
+
+
+def test_threads_sweeping_families_other_threads_empty():
+    """Reads in many threads, dropped at once (copied row aliases and zero-copy reads): a sweep
+    in one thread may look at a family another thread's flush is emptying (it raised IndexError
+    once); every row still ends with its thread's writes."""
+    import sys
+    import threading
+    n, m = 8, 2000
+    errors = []
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)  # (thread switches inside the sweep's window)
+    try:
+        for _ in range(15):
+            out = xp.zeros((n, m))
+
+            def fill(i):
+                try:
+                    for _ in range(3):
+                        h = np.asarray(out[i, ...])
+                        h[...] = np.full(m, float(i + 1))
+                        del h
+                        read = np.asarray(out[i] * 1.0)
+                        del read
+                except Exception as e:  # (a thread's exception would not fail the test)
+                    errors.append(e)
+
+            threads = [threading.Thread(target=fill, args=(i,)) for i in range(n)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            assert not errors, errors[:3]
+            want = np.repeat(np.arange(1.0, n + 1)[:, None], m, axis=1)
+            np.testing.assert_array_equal(np.asarray(out, copy=True), want)
+    finally:
+        sys.setswitchinterval(interval)
+
+
+def test_sweep_tolerates_a_family_emptied_while_it_looks(monkeypatch):
+    """The interleaving behind the test above, made certain: another thread's flush ends a
+    family between the sweep's look at its aliases and its use of them."""
+    x = xp.zeros((4, 5))
+    keep = x * 1.0  # (another user of x's node: the read is a copy)
+    np.asarray(x)[0, 0] = 3.0  # dropped at once: the sweep's business
+    fam = _host_alias._families[id(x)]
+    real = _host_alias.sys
+
+    class EmptiedMeanwhile:
+        @staticmethod
+        def getrefcount(obj):
+            _host_alias.flush(x, capture=False)  # "another thread": takes the write in, ends it
+            monkeypatch.setattr(_host_alias, "sys", real)
+            return 0
+
+    monkeypatch.setattr(_host_alias, "sys", EmptiedMeanwhile)
+    _host_alias._sweep()
+    assert not fam.aliases and id(x) not in _host_alias._families
+    assert float(x[0, 0]) == 3.0 and float(keep[0, 0]) == 0.0

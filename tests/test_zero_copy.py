@@ -265,7 +265,7 @@ def test_dropped_reads_in_a_loop_end_their_families_and_agree_with_numpy(monkeyp
     _host_alias._sweep()  # (earlier tests' dropped reads)
     ended = []
     forget = _host_alias._forget_dead_shared
-    monkeypatch.setattr(_host_alias, "_forget_dead_shared", lambda fam: ended.append(forget(fam)) or ended[-1])
+    monkeypatch.setattr(_host_alias, "_forget_dead_shared", lambda *a: ended.append(forget(*a)) or ended[-1])
     holders = []
     for i in range(4):
         y = chain(x) + float(i)
