@@ -12,7 +12,9 @@ not bit for bit. Measured over lengths 1, 2, 7, 8, 64, 97, 1000, 1024, 4096, 300
 double precision: max |numpy - XLA| <= 4.1 * eps * max |XLA| (the worst at the prime lengths,
 transformed by Bluestein's algorithm in both; most transforms within 2 eps, about half of the
 small ones bit-identical); tests/test_interpret_fft.py asserts 8 eps. NaN and infinity
-positions agree in the cases it checks (a NaN, an infinity, 1e308 in the input).
+positions agree in the cases it checks (a NaN, an infinity, 1e308 in the input). So that a
+repeated call keeps its bits, a graph with an fft never moves from one tier to the other on the
+CPU (`_tier_policy.keeps_host_values`).
 """
 from __future__ import annotations
 
