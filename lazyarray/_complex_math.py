@@ -87,7 +87,7 @@ def fabs(x): return f(ops.ABS, x)
 
 
 def signbit(x):
-    ity = dt.int32 if x.n.dtype.bits == 32 else dt.int64
+    ity = dt.signed_of_bits(x.n.dtype.bits)
     bits = ops.bitcast(x.n, ity)
     return R(ops.compare(bits, ops.constant(0, ity), "LT"))
 

@@ -50,6 +50,14 @@ def realize(nodes, device, cause):
         _realize(nodes, device, cause)
 
 
+def _count_host_read(cause):
+    """Count a small read computed on the host (by cause: its site is looked up only on the
+    usual path) and the nodes traced up to it."""
+    metrics.count_host_read(cause)
+    metrics.nodes_traced += pending.nodes_since_sync
+    pending.nodes_since_sync = 0
+
+
 def _realize(nodes, device, cause):
     if len(nodes) == 1:
         targets = [nodes[0]] if nodes[0].op is not None else []
@@ -58,9 +66,7 @@ def _realize(nodes, device, cause):
     if not targets:
         return
     if cause != "cut" and _host_sync.usable(device) and _host_sync.run(targets):
-        metrics.count_host_read(cause)  # (by cause: its site is looked up only on the usual path)
-        metrics.nodes_traced += pending.nodes_since_sync
-        pending.nodes_since_sync = 0
+        _count_host_read(cause)
         return  # a small read, computed on the host (no program: see _host_sync)
     site = user_site()
     metrics.count_sync(cause, site)
@@ -111,10 +117,8 @@ def read_scalar(node, device, cause):
             v = _host_sync.run_leaf_op(node) if _host_sync.usable(device) else None
             if v is None:
                 _realize([node], device, cause)
-            else:  # (what _realize counts for a small read computed on the host)
-                metrics.count_host_read(cause)
-                metrics.nodes_traced += pending.nodes_since_sync
-                pending.nodes_since_sync = 0
+            else:
+                _count_host_read(cause)
                 return v[()] if not node.shape else v.reshape(())[()]
         if node.buffer is None:  # a host value (a leaf, or computed by the interpreter tier)
             v = node.host

@@ -140,9 +140,7 @@ def run_leaf_op(node):
     for a in node.args:
         if a.op is not None:
             return None
-        h = a.host  # (a host ndarray of the leaf's dtype and shape is its value as it is)
-        values.append(h if type(h) is np.ndarray and h.dtype == a.dtype.np and h.shape == a.shape
-                      else leaf_value(a))
+        values.append(leaf_value(a))
     try:
         if op in _SILENT:
             r = op.evaluate(node, *values)
@@ -234,9 +232,7 @@ class _Evaluator:
         if size > SMALL:
             raise _Fallback
         if node.op is None:
-            v = node.host  # (a host ndarray of the leaf's dtype and shape is its value as it is)
-            if type(v) is not np.ndarray or v.dtype != node.dtype.np or v.shape != node.shape:
-                v = leaf_value(node)
+            v = leaf_value(node)
         else:
             large = False
             for a in node.args:

@@ -65,8 +65,11 @@ def interpret(order, leaves, outputs):
 def leaf_value(leaf):
     """A leaf's value as numpy: its host value (on an accelerator, also the host copy kept beside
     a buffer), else its buffer's."""
-    if leaf.host is not None:  # (the copy beside a buffer: _tier_policy.fetch_inputs)
-        v = np.asarray(leaf.host, dtype=leaf.dtype.np)
+    v = leaf.host
+    if type(v) is np.ndarray and v.dtype == leaf.dtype.np and v.shape == leaf.shape:
+        return v  # (the common case, as it is: small host reads take every leaf through here)
+    if v is not None:  # (the copy beside a buffer: _tier_policy.fetch_inputs)
+        v = np.asarray(v, dtype=leaf.dtype.np)
     else:
         v = np.asarray(leaf.buffer)
     if v.dtype != leaf.dtype.np:

@@ -55,12 +55,13 @@ ACCELERATOR_COMPILE_RATIO = 10.0
 
 class Sighting:
     """A graph the interpreter serves: how often and how long, and its background compile."""
-    __slots__ = ("runs", "future", "seconds")
+    __slots__ = ("runs", "future", "seconds", "pinned")
 
-    def __init__(self):
+    def __init__(self, pinned):
         self.runs = 0
         self.future = None   # of its background compile; COMPILE_FAILED: interpret it for good
         self.seconds = 0.0   # spent interpreting it
+        self.pinned = pinned  # never compiled: its values stay the interpreter's (keeps_host_values)
 
 
 COMPILE_FIXED, COMPILE_PER_NODE = 0.025, 0.001  # seconds: compile_estimate's terms
@@ -146,7 +147,7 @@ def serve(skey, plan, outputs, device, site):
             return install(plain_key, compiled)
         if _config.debug:
             _debug_log.interpreted_new(format_site(site), plan.order)
-        entry = sightings[tkey] = Sighting()
+        entry = sightings[tkey] = Sighting(pinned)
         if len(sightings) > 4 * _config.cache_size:
             del sightings[next(iter(sightings))]
     future = entry.future
@@ -179,8 +180,7 @@ def serve(skey, plan, outputs, device, site):
     estimate = compile_estimate(len(plan.order))
     if not on_host:
         estimate *= ACCELERATOR_COMPILE_RATIO
-    if (future is None and entry.runs >= _config.interpret_first and entry.seconds >= estimate
-            and not (on_host and keeps_host_values(plan.order))):
+    if future is None and not entry.pinned and entry.runs >= _config.interpret_first and entry.seconds >= estimate:
         # emitted before the nodes turn into leaves
         entry.future = compile_program(plain_key, plan.order, plan.leaves, outputs, device, site, background=True)
     if _checks.pending:  # a failed check raises here, before anything is realized
