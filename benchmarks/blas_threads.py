@@ -64,7 +64,7 @@ def main():
             res = json.loads(proc.stdout.strip().splitlines()[-1])
             print(f"policy {policy:3s} load {os.getloadavg()[0]:4.1f}  {res}", flush=True)
             for name, times in res.items():
-                later[policy][name] += times[1:]
+                later[policy].setdefault(name, []).extend(times[1:])
     for policy, rows in later.items():
         print(policy, {name: f"median of calls 2..: {statistics.median(v):.1f} ms" for name, v in rows.items()})
 

@@ -145,8 +145,10 @@ def _force(result):
 
 
 def big_workloads(xp, dtype, to_numpy):
-    """The 5000x50 rows' two calls on `xp` (data of `dtype`): (name, call) pairs, Pipeline fit+score
-    and Ridge fit+predict (also timed by benchmarks.blas_threads)."""
+    """The 5000x50 rows' calls on `xp` (data of `dtype`): (name, call) pairs, Pipeline fit+score,
+    Ridge fit+predict (also timed by benchmarks.blas_threads) and Ridge(solver="svd") fit+predict:
+    scikit-learn's array-API path runs the svd solver for every namespace but numpy (numpy's
+    default is cholesky), so that row compares the same algorithm on every peer."""
     import numpy as np
     from sklearn.decomposition import PCA
     from sklearn.linear_model import LogisticRegression, Ridge
@@ -167,11 +169,14 @@ def big_workloads(xp, dtype, to_numpy):
     def ridge():
         return to_numpy(Ridge(alpha=1.0).fit(X, t).predict(X))
 
-    return (("pipeline", pipeline), ("ridge", ridge))
+    def ridge_svd():
+        return to_numpy(Ridge(alpha=1.0, solver="svd").fit(X, t).predict(X))
+
+    return (("pipeline", pipeline), ("ridge", ridge), ("ridge_svd", ridge_svd))
 
 
 def _big_rows(xp, dtype, to_numpy):
-    """Calls 1..BIG_CALLS of the 5000x50 Pipeline fit+score and Ridge fit+predict."""
+    """Calls 1..BIG_CALLS of each of big_workloads' calls."""
     out = {}
     for name, fn in big_workloads(xp, dtype, to_numpy):
         calls = []
@@ -409,6 +414,17 @@ def _judge_set(label, peer_results, ratio_max):
     return rows
 
 
+def _same_algorithm(peers, lz, ref):
+    """The Ridge verdict's context: second calls of Ridge(solver="svd"), the solver scikit-learn
+    runs for lazyarray (numpy's default is cholesky)."""
+    a = (lz.get("big") or {}).get("ridge_svd")
+    b = (peers.get(ref, {}).get("big") or {}).get("ridge_svd")
+    if not (isinstance(a, list) and isinstance(b, list)):
+        return ""
+    return (f"; with solver='svd', the one scikit-learn runs for every namespace but numpy: "
+            f"{a[1] * 1e3:.1f} ms vs {ref} {b[1] * 1e3:.1f} ms, {a[1] / b[1]:.2f}x")
+
+
 def verdicts(results):
     """(what, PASS/MISS/NOT MEASURED, figure) for target 1."""
     cfg = results.get("config", {})
@@ -430,6 +446,8 @@ def verdicts(results):
             ref = min(refs, key=lambda p: refs[p][1])
             b = refs[ref]
             other = "".join(f"; {p}: {v[1] * 1e3:.1f} ms" for p, v in refs.items() if p != ref)
+            if row == "ridge":
+                other += _same_algorithm(peers, lz, ref)
             out.append((f"{label} ({ref})", "PASS" if a[1] <= b[1] else "MISS",
                         f"{a[1] * 1e3:.1f} ms vs {b[1] * 1e3:.1f} ms: {a[1] / b[1]:.2f}x{other}"))
     if results.get("scipy"):
@@ -518,13 +536,13 @@ def markdown(results) -> str:
         md += [f"### scikit-learn, {dtype}: {n_cfg} configurations on 300x8", ""] + _sum_table(peers) + [""]
         shape = "x".join(map(str, cfg.get("big_shape", BIG)))
         md += [f"{shape} {dtype}, calls 1 / 2 / 3 (ms):", "",
-               "| peer | Pipeline(StandardScaler, PCA(10), LogisticRegression) fit+score | Ridge fit+predict |",
-               "|---|---|---|"]
+               "| peer | Pipeline(StandardScaler, PCA(10), LogisticRegression) fit+score | Ridge fit+predict "
+               "| Ridge(solver='svd') fit+predict |", "|---|---|---|---|"]
         for peer, agg in peers.items():
             big = agg.get("big") or {}
-            cells = [" / ".join(_fmt_ms(c) for c in v) if isinstance(v, list) else f"failed: {v}"
-                     for v in (big.get("pipeline"), big.get("ridge"))]
-            md.append(f"| {peer} | {cells[0]} | {cells[1]} |")
+            cells = [" / ".join(_fmt_ms(c) for c in v) if isinstance(v, list) else "-" if v is None
+                     else f"failed: {v}" for v in (big.get("pipeline"), big.get("ridge"), big.get("ridge_svd"))]
+            md.append(f"| {peer} | {cells[0]} | {cells[1]} | {cells[2]} |")
         md += ["", f"Largest lazyarray/numpy first-call ratios ({dtype}):", ""] + _offender_lines(peers) + [""]
         ex = _excluded_lines(peers)
         if ex:
