@@ -129,7 +129,8 @@ def verdicts(main, part):
             rows.append((f"2 second process warm: {r['case']} ({r['variant']}): compiles nothing, first "
                          "call <= 1.5x a warm call", _v(ok),
                          f"{r['p2_compiles']} compiles; first call {r['p2_first_s'] * 1e3:.0f} ms vs warm "
-                         f"{r['p1_second_s'] * 1e3:.0f} ms (numpy {r['numpy_first_s'] * 1e3:.0f} ms)"))
+                         f"{r['p1_second_s'] * 1e3:.0f} ms (numpy in a fresh process: first call "
+                         f"{r['numpy_first_s'] * 1e3:.0f} ms, second {r['numpy_second_s'] * 1e3:.0f} ms)"))
     else:
         rows.append(("2 second process warm", "NOT MEASURED", (ws or {}).get("error", "-")))
 
