@@ -70,6 +70,31 @@ def leaf_from_host(value, shape, dtype):
     return Node(None, (), (), shape, dtype, value)
 
 
+# Host scalar leaves by Python object: id(value) -> leaf, whose `host` is that object (so its id
+# is not reused while the entry lives). One dtype per object: a use in another dtype replaces the
+# entry. Bounded by clearing (a miss only costs a new leaf). Threads: dict reads and writes are
+# atomic; a race makes two leaves, both correct.
+scalar_leaves = {}
+SCALAR_LEAF_CACHE = 256
+
+
+def scalar_leaf(value, dtype):
+    """The 0-D host leaf of the Python scalar `value` in `dtype`: the same object (the `1.0` of
+    a loop's `y = y + 1.0`) gives the same leaf each time. A program then takes it as one
+    parameter, not one per use, and a loop's constant is one place every chunk reads (`_segment`).
+    A host scalar leaf is never changed (it is packed into a vector parameter, never given a
+    buffer of its own: `split_leaves`), so sharing one changes no result. The operator fast path
+    (`_array_methods`) reads `scalar_leaves` inline and calls this on a miss."""
+    leaf = scalar_leaves.get(id(value))
+    if leaf is not None and leaf.host is value and leaf.dtype is dtype and leaf.buffer is None:
+        return leaf
+    leaf = Node(None, (), (), (), dtype, value)
+    if len(scalar_leaves) >= SCALAR_LEAF_CACHE:
+        scalar_leaves.clear()
+    scalar_leaves[id(value)] = leaf
+    return leaf
+
+
 def leaf_from_buffer(buffer, shape, dtype):
     n = Node(None, (), (), shape, dtype)
     n.buffer = buffer
@@ -301,35 +326,31 @@ class Plan:
         del self.sig[n_sig:], self.order[n_order:], self.leaves[n_leaves:]
 
     def _walk(self, outputs):
-        """The same walk with an explicit stack, for chains deeper than Python's recursion limit."""
+        """The same walk with an explicit stack, for chains deeper than Python's recursion limit.
+        A node is looked at when pushed (its leaves take their positions in operand order, up to
+        its first computed operand without one, which is pushed) and again once that operand has
+        its position; a pushed node is always computed and without a position (the graph has no
+        cycles), so the loop checks neither."""
         index, sig, order, leaves = self.index, self.sig, self.order, self.leaves
+        get = index.get
         for out in outputs:
             if id(out) in index:
                 continue
+            if out.op is None:
+                index[id(out)] = len(sig)
+                sig.append((out.shape, out.dtype, out.buffer is None and not out.shape))
+                leaves.append(out)
+                continue
             stack = [out]
-            pop = stack.pop
-            get = index.get
+            push, pop = stack.append, stack.pop
             while stack:
                 node = stack[-1]
-                nid = id(node)
-                if nid in index:
-                    pop()
-                    continue
-                if node.op is None:
-                    index[nid] = len(sig)
-                    sig.append((node.shape, node.dtype, node.buffer is None and not node.shape))
-                    leaves.append(node)
-                    pop()
-                    continue
-                # Operands in order: a leaf takes its position at once (what pushing it would
-                # do: it would be on top); the first computed operand without a position is
-                # walked first, and this node is looked at again once it has one.
                 positions = []
                 for a in node.args:
                     i = get(id(a))
                     if i is None:
                         if a.op is not None:
-                            stack.append(a)
+                            push(a)
                             break
                         i = index[id(a)] = len(sig)
                         sig.append((a.shape, a.dtype, a.buffer is None and not a.shape))
@@ -337,7 +358,7 @@ class Plan:
                     positions.append(i)
                 else:
                     pop()
-                    index[nid] = len(sig)
+                    index[id(node)] = len(sig)
                     sig.append((node.op, node.attrs, node.shape, node.dtype, tuple(positions)))
                     order.append(node)
 
