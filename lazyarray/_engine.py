@@ -73,7 +73,14 @@ def _realize(nodes, device, cause):
     # (only the targets' graph components can share work with them: `_graph.Component`)
     live = pending.live() if cause == "cut" else pending.live_with(targets)
     candidates = []
-    if live:
+    if len(targets) == 1:  # (one read: the live handle on the target is the common one)
+        target = targets[0]
+        for h in live:
+            if h._device is device:
+                n = h._pending_node()
+                if n is not target:
+                    candidates.append(n)
+    elif live:
         target_ids = {id(t) for t in targets}
         for h in live:
             if h._device is device:
@@ -232,15 +239,22 @@ def host_view(node, device, cause, sole_user):
         if node.op is not None:
             _realize([node], device, cause)
         buf = node.buffer
-        if buf is None or device.platform != "cpu" or device.mesh is not None or not node.shape \
+        shape = node.shape
+        if buf is None or device.platform != "cpu" or device.mesh is not None or not shape \
                 or node.host is not None:
             return None
         pool = state.pool
         if pool.is_pinned(buf) or not sole_user(node):
             return None
-        view = _runtime.host_view(buf, one_cpu_device=True)  # (checked above)
-        if view is None or view.dtype != node.dtype.np or view.shape != node.shape:
-            return None
+        npdt = node.dtype.np
+        if len(shape) == 1:  # (one layout: the view is made from the address alone)
+            if not shape[0] or buf.dtype != npdt:
+                return None
+            view = _runtime.host_view(buf, vector=(shape, npdt))
+        else:
+            view = _runtime.host_view(buf, one_cpu_device=True)  # (checked above)
+            if view is None or view.dtype != npdt or view.shape != shape:
+                return None
         pool.lend(buf, view.base)
         return view
 

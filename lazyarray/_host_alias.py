@@ -79,8 +79,21 @@ class _Family:
 _families = {}  # id(root array) -> _Family of the live host aliases of it and its views
 
 
+_IS_VIEW = {}  # class -> whether its arrays are views (have a `_base`)
+
+
+def _is_view(x):
+    """Whether x is a view (a plain array's class has no `_base`: asking the instance would
+    raise and catch an AttributeError, ~1 us, at every read)."""
+    cls = type(x)
+    r = _IS_VIEW.get(cls)
+    if r is None:
+        r = _IS_VIEW[cls] = hasattr(cls, "_base")
+    return r
+
+
 def _root(x):
-    while hasattr(x, "_base"):
+    while _is_view(x):
         x = x._base
     return x
 
@@ -123,7 +136,7 @@ def _sole_user(node):
 
 
 def _add_alias(fam, x, node, host, shared):
-    readonly = readonly_step(x) is not None
+    readonly = _is_view(x) and readonly_step(x) is not None
     if readonly:  # as numpy's array of a read-only view: a write raises at once
         host.flags.writeable = False
     fam.aliases.append(_Alias(host, x, node, readonly, shared))
@@ -254,15 +267,20 @@ def _sweep():
     (an alias holds its holder, and so the family's root)."""
     if not _families:
         return
+    getrefcount = sys.getrefcount
     for fam in list(_families.values()):
         aliases = fam.aliases
-        if aliases and any(sys.getrefcount(a.host) <= _OURS for a in aliases):
-            first = aliases[:1]  # (another thread's flush may empty the list meanwhile)
-            if not first:
-                continue
-            root = _root(first[0].holder)
-            if not _forget_dead_shared(fam, root):
-                flush(root, capture=False)
+        for a in aliases:  # (a loop, not any(generator): this runs at every np.asarray)
+            if getrefcount(a.host) <= _OURS:
+                break
+        else:
+            continue
+        first = aliases[:1]  # (another thread's flush may empty the list meanwhile)
+        if not first:
+            continue
+        root = _root(first[0].holder)
+        if not _forget_dead_shared(fam, root):
+            flush(root, capture=False)
 
 
 def _forget_dead_shared(fam, root):

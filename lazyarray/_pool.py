@@ -68,13 +68,18 @@ class BufferPool:
         self._pinned[id(buffer)] = buffer
 
     def is_pinned(self, buffer):
-        return self._pinned.get(id(buffer)) is buffer
+        pinned = self._pinned
+        # (none pinned, the common case: the mapping's own dict answers without its Python-level get)
+        return bool(pinned.data) and pinned.get(id(buffer)) is buffer
 
     def lend(self, buffer, base):
         """`base` (the base object of a numpy array over the buffer's memory) shows the buffer:
         keep the buffer out of reuse until `base` dies. Called with the engine lock held."""
-        self._drain()
-        self._lent[id(buffer)] = self._lent.get(id(buffer), 0) + 1
+        if self.returned:
+            self._drain()
+        lent = self._lent
+        key = id(buffer)
+        lent[key] = lent.get(key, 0) + 1
         self._watch(base, (buffer,))
 
     def is_lent(self, buffer):

@@ -38,12 +38,16 @@ COMPILE_FAILED = "compile failed"  # in place of a future: XLA rejected that pro
 
 
 class Compiled:
-    """A built program: its executable and a name for it (its disk entry, or its text's hash)."""
-    __slots__ = ("executable", "name")
+    """A built program: its executable and a name for it (its disk entry, or its text's hash).
+    `no_window`: whether running it needs no LAPACK thread window (`_blas_threads.program_call`
+    answered a null context for it: its graph has no LAPACK kernel, or there is no such library
+    to set), None until first run. A property of the program's structure, so it is asked once."""
+    __slots__ = ("executable", "name", "no_window")
 
     def __init__(self, executable, name):
         self.executable = executable
         self.name = name
+        self.no_window = None
 
 
 def program_key(device, skey, donated=()):

@@ -12,7 +12,7 @@ the pool for a program that did not run go back to it.
 """
 from __future__ import annotations
 
-import math
+import contextlib
 import struct
 import time
 
@@ -40,8 +40,10 @@ def run(plan, outputs, device, site):
     recycled, donated = [], []
     layout = None if device.mesh is None else program_layout(device, plan.order, plan.leaves, outputs)
     if layout is None and (pool.held or pool.returned):  # (a mesh's buffers are not recycled)
+        min_bytes = max(_config.pool_min_bytes, 1)
         for k, o in enumerate(outputs):
-            buf = pool.take(device.id, o.shape, o.dtype) if math.prod(o.shape) > 0 else None
+            # (an output under the pool's minimum never finds a buffer: none that small is kept)
+            buf = pool.take(device.id, o.shape, o.dtype) if pool.nbytes(o.shape, o.dtype) >= min_bytes else None
             if buf is not None:
                 recycled.append(buf)
                 donated.append(k)
@@ -74,12 +76,18 @@ def run(plan, outputs, device, site):
             metrics.cache_hits += 1
         inputs = _inputs(plan.leaves, device) + recycled
         t0 = time.perf_counter()
-        with _blas_threads.program_call(key, plan.order):  # LAPACK's thread count: the host tier's
-            if layout is None:
-                results = _runtime.execute(compiled.executable, inputs)
-            else:
-                inputs = _sharded_run.check_inputs(inputs, plan.leaves, layout)
-                results = _sharded_run.execute(compiled.executable, inputs, outputs, layout)
+        if compiled.no_window and layout is None:  # (the common case: no LAPACK window to open)
+            results = _runtime.execute(compiled.executable, inputs)
+        else:
+            window = _blas_threads.program_call(key, plan.order)  # LAPACK's thread count: the host tier's
+            if compiled.no_window is None:
+                compiled.no_window = type(window) is contextlib.nullcontext
+            with window:
+                if layout is None:
+                    results = _runtime.execute(compiled.executable, inputs)
+                else:
+                    inputs = _sharded_run.check_inputs(inputs, plan.leaves, layout)
+                    results = _sharded_run.execute(compiled.executable, inputs, outputs, layout)
     except BaseException:  # nothing was realized: the dead buffers taken for outputs go back
         _give_back(recycled, donated, outputs, device)
         raise

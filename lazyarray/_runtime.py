@@ -146,11 +146,32 @@ class HostMemory:
         self.__array_interface__ = interface  # (jax's read-only view's, made writable)
 
 
-def host_view(buffer, one_cpu_device=False) -> np.ndarray | None:
+# (shape, numpy dtype) -> the __array_interface__ of a dense 1-D array of it, less its address
+_VECTOR_INTERFACES = {}
+
+
+def host_view(buffer, one_cpu_device=False, vector=None) -> np.ndarray | None:
     """A writable numpy array over a CPU device buffer's own memory (no copy), or None where
     there is none to be had: another platform, a buffer over several devices, an empty array,
     or a layout jax would copy to read. The array's `base` is a `HostMemory`; the caller keeps
-    the buffer out of donation and reuse while that lives (`_pool.BufferPool.lend`)."""
+    the buffer out of donation and reuse while that lives (`_pool.BufferPool.lend`).
+
+    `vector`: (shape, numpy dtype) of a non-empty 1-D buffer of one CPU device, as the caller
+    knows it. A 1-D array has one layout (XLA's CPU buffers are neither tiled nor padded), so
+    its memory is dense at the buffer's address and the interface is built from that alone,
+    without jax's own view (~3-8 us less per read)."""
+    if vector is not None:
+        interface = _VECTOR_INTERFACES.get(vector)
+        if interface is None:
+            shape, npdt = vector
+            interface = {"shape": shape, "typestr": npdt.str, "descr": npdt.descr,
+                         "strides": None, "version": 3}
+            if len(_VECTOR_INTERFACES) < 4096:
+                _VECTOR_INTERFACES[vector] = interface
+        interface = interface.copy()
+        buffer.block_until_ready()  # (jax's own view waits for the program that writes it too)
+        interface["data"] = (buffer.unsafe_buffer_pointer(), False)  # (address, read-only flag)
+        return np.asarray(HostMemory(buffer, interface))
     if not one_cpu_device:  # (the engine knows its buffers' device: asking jax costs ~2 us)
         devices = buffer.devices()
         if len(devices) != 1 or next(iter(devices)).platform != "cpu":
