@@ -71,27 +71,44 @@ def leaf_from_host(value, shape, dtype):
 
 
 # Host scalar leaves by Python object: id(value) -> leaf, whose `host` is that object (so its id
-# is not reused while the entry lives). One dtype per object: a use in another dtype replaces the
-# entry. Bounded by clearing (a miss only costs a new leaf). Threads: dict reads and writes are
-# atomic; a race makes two leaves, both correct.
+# is not reused while the entry lives). An object gets a shared leaf once it has been an operand
+# SHARE_AFTER times (`_uses` counts them): a loop's constant (the `1.0` of `y = y + 1.0`) soon
+# does, while a value computed afresh in each pass (a decaying step size, read once or twice in
+# the pass) keeps a leaf per use, as `_segment` needs to stack such values per pass (it declines
+# a per-pass scalar that one pass reads at two places). One dtype per object: a use in another
+# dtype replaces the entry. Both tables are bounded by clearing (a miss only costs a new leaf).
+# Threads: dict reads and writes are atomic; a race makes two leaves or miscounts a use, either
+# of them correct.
 scalar_leaves = {}
+_uses = {}  # id(value) -> [value, uses]: objects not shared yet
+SHARE_AFTER = 8
 SCALAR_LEAF_CACHE = 256
 
 
 def scalar_leaf(value, dtype):
-    """The 0-D host leaf of the Python scalar `value` in `dtype`: the same object (the `1.0` of
-    a loop's `y = y + 1.0`) gives the same leaf each time. A program then takes it as one
-    parameter, not one per use, and a loop's constant is one place every chunk reads (`_segment`).
-    A host scalar leaf is never changed (it is packed into a vector parameter, never given a
-    buffer of its own: `split_leaves`), so sharing one changes no result. The operator fast path
+    """The 0-D host leaf of the Python scalar `value` in `dtype`. The same object, once used
+    often (`SHARE_AFTER`), gives the same leaf each time: a program then takes it as one
+    parameter, not one per use, and a loop's constant is one place every chunk reads. A host
+    scalar leaf is never changed (it is packed into a vector parameter, never given a buffer of
+    its own: `split_leaves`), so sharing one changes no result. The operator fast path
     (`_array_methods`) reads `scalar_leaves` inline and calls this on a miss."""
-    leaf = scalar_leaves.get(id(value))
+    key = id(value)
+    leaf = scalar_leaves.get(key)
     if leaf is not None and leaf.host is value and leaf.dtype is dtype and leaf.buffer is None:
         return leaf
     leaf = Node(None, (), (), (), dtype, value)
-    if len(scalar_leaves) >= SCALAR_LEAF_CACHE:
-        scalar_leaves.clear()
-    scalar_leaves[id(value)] = leaf
+    seen = _uses.get(key)
+    if seen is None or seen[0] is not value:
+        if len(_uses) >= 4 * SCALAR_LEAF_CACHE:
+            _uses.clear()
+        _uses[key] = [value, 1]
+    elif seen[1] < SHARE_AFTER - 1:
+        seen[1] += 1
+    else:
+        _uses.pop(key, None)
+        if len(scalar_leaves) >= SCALAR_LEAF_CACHE:
+            scalar_leaves.clear()
+        scalar_leaves[key] = leaf
     return leaf
 
 

@@ -10,6 +10,7 @@ import numpy as np
 from . import _dtypes as dt
 from . import _ops as ops
 from ._array_object import Array
+from ._graph import scalar_leaf
 
 
 def broadcast_shapes(*shapes):
@@ -86,7 +87,7 @@ def _scalar(value, dtype, fname):
             raise OverflowError(f"{fname}: Python int {value} does not fit in {dtype}")
     if isinstance(value, complex) and dtype.kind != "c":
         raise TypeError(f"{fname}: complex scalar with an array of {dtype}")
-    return ops.scalar(value, dtype)
+    return scalar_leaf(value, dtype)  # (`ops.scalar` at shape (): a loop's constant shares one leaf)
 
 
 def normalize_axis(axis, ndim, fname="axis"):
