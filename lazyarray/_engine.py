@@ -68,6 +68,12 @@ def _realize(nodes, device, cause):
     if cause != "cut" and _host_sync.usable(device) and _host_sync.run(targets):
         _count_host_read(cause)
         return  # a small read, computed on the host (no program: see _host_sync)
+    _realize_program(targets, device, cause)
+
+
+def _realize_program(targets, device, cause):
+    """`_realize` past the small host reads: the targets' graph (with the live pending arrays that
+    share work with it) runs through the tier policy."""
     site = user_site()
     metrics.count_sync(cause, site)
     # (only the targets' graph components can share work with them: `_graph.Component`)
@@ -121,12 +127,16 @@ def read_scalar(node, device, cause):
     when it is pending, then its element read without an intermediate host array."""
     with _lock:
         if node.op is not None:
-            v = _host_sync.run_leaf_op(node) if _host_sync.usable(device) else None
-            if v is None:
-                _realize([node], device, cause)
+            if _host_sync.usable(device):
+                v = _host_sync.run_leaf_op(node)
+                if v is None and _host_sync.run([node]):  # (the small read `_realize` would try)
+                    v = node.host
+                if v is not None:
+                    _count_host_read(cause)
+                    return v[()] if not node.shape else v.reshape(())[()]
+                _realize_program([node], device, cause)
             else:
-                _count_host_read(cause)
-                return v[()] if not node.shape else v.reshape(())[()]
+                _realize([node], device, cause)
         if node.buffer is None:  # a host value (a leaf, or computed by the interpreter tier)
             v = node.host
             if type(v) is not np.ndarray or v.dtype != node.dtype.np:
@@ -256,6 +266,7 @@ def host_view(node, device, cause, sole_user):
             if view is None or view.dtype != npdt or view.shape != shape:
                 return None
         pool.lend(buf, view.base)
+        metrics.zero_copy_reads += 1
         return view
 
 

@@ -36,6 +36,7 @@ class Metrics:
         self.host_syncs = 0             # small reads computed on the host without a program (_host_sync)
         self.host_sync_ops = 0          # ops those reads evaluated
         self.host_element_reads = 0     # x[i] of a computed array read at once into a host scalar (_indexing)
+        self.zero_copy_reads = 0        # np.asarray reads handed the device buffer's memory (_engine.host_view)
         self.interpreter_errors = []    # interpreter failures (the graph was compiled instead)
         self.compile_errors = []        # background compiles XLA rejected (the interpreter serves those graphs)
         self.background_compiles = 0    # compiles started on the compile thread
@@ -83,6 +84,7 @@ class Metrics:
             "interpreted": self.interpreted,
             "interpret_seconds": self.interpret_seconds,
             "host_syncs": self.host_syncs,
+            "zero_copy_reads": self.zero_copy_reads,
             "background_compiles": self.background_compiles,
             "segmented_syncs": self.segmented_syncs,
             "chunks_run": self.chunks_run,
