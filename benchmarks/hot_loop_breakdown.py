@@ -1,0 +1,117 @@
+"""Where a steady-state hot-loop call's time goes (issue 11 target 5), next to jax.jit's.
+
+``python -m benchmarks.hot_loop_breakdown [--only kmeans,logreg] [--rounds 25]``
+
+Target 5 compares one lazyarray call of the `kmeans` / `logreg` workloads (trace the Python loop,
+then compute it) with one call of jax.jit of the whole loop (cached trace, one program). This
+splits the lazyarray call into
+
+- trace: running the workload's Python code, which builds the pending graph (and runs any
+  budget cut that falls inside it: logreg's 100 steps pass the 1000-node budget once),
+- sync host: the final `evaluate` less the programs it executes (walking the graph, `_segment`'s
+  chunking, keys and bookkeeping),
+- programs: the XLA executions (`_runtime.execute`), in the cut and in the final sync,
+- programs replayed: the same executables with the same inputs run back to back, with nothing
+  else around them (what the compiled code alone costs),
+
+and times jax.jit's call beside it, all interleaved round by round (the machine is shared: the
+medians and minimums of interleaved rounds are what to compare). Diagnostic only: the benchmark
+harness (`benchmarks.run`) measures the verdicts; this measures nothing it reports.
+"""
+from __future__ import annotations
+
+import argparse
+import functools
+import time
+
+import numpy as np
+
+from . import workloads as w
+
+
+def _setup(name):
+    rng = np.random.default_rng(0)
+    if name == "kmeans":
+        return w.kmeans, w._blobs(100_000, 16, 8, np.float32)(rng)
+    return w.logreg, w._logistic(50_000, 32, np.float32)(rng)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--only", default="kmeans,logreg")
+    ap.add_argument("--rounds", type=int, default=25)
+    args = ap.parse_args(argv)
+
+    import jax
+    jax.config.update("jax_enable_x64", True)  # as the harness's jax.jit peer
+    import jax.numpy as jnp
+
+    import lazyarray as xp
+    from lazyarray import _runtime, _segment
+
+    clock = {"exec": 0.0, "chunks": 0.0}
+    recorded = []
+    execute, chunks = _runtime.execute, _segment.chunks
+
+    def timed_execute(executable, inputs):
+        t = time.perf_counter()
+        out = execute(executable, inputs)
+        for o in out:
+            o.block_until_ready()
+        clock["exec"] += time.perf_counter() - t
+        recorded.append((executable, list(inputs)))
+        return out
+
+    def timed_chunks(*a, **k):
+        t = time.perf_counter()
+        try:
+            return chunks(*a, **k)
+        finally:
+            clock["chunks"] += time.perf_counter() - t
+
+    _runtime.execute, _segment.chunks = timed_execute, timed_chunks
+    try:
+        for name in args.only.split(","):
+            fn, arrays = _setup(name)
+            lazy_in = [xp.asarray(a) for a in arrays]
+            jax_in = [jnp.asarray(a) for a in arrays]
+            jitted = jax.jit(functools.partial(fn, jnp))
+            for _ in range(6):  # compile and warm both
+                xp.evaluate(fn(xp, *lazy_in))
+                jitted(*jax_in).block_until_ready()
+            rows = {k: [] for k in ("lazy call", "trace", "sync host", "programs", "chunks", "replayed", "jax.jit")}
+            for _ in range(args.rounds):
+                clock["exec"] = clock["chunks"] = 0.0
+                recorded.clear()
+                t0 = time.perf_counter()
+                r = fn(xp, *lazy_in)
+                t1 = time.perf_counter()
+                exec_in_trace = clock["exec"]
+                xp.evaluate(r)
+                t2 = time.perf_counter()
+                rows["lazy call"].append(t2 - t0)
+                rows["trace"].append(t1 - t0 - exec_in_trace)
+                rows["sync host"].append(t2 - t1 - (clock["exec"] - exec_in_trace))
+                rows["programs"].append(clock["exec"])
+                rows["chunks"].append(clock["chunks"])
+                replay = list(recorded)
+                t = time.perf_counter()
+                for executable, inputs in replay:  # (no donated inputs in these loops' programs)
+                    for o in execute(executable, inputs):
+                        o.block_until_ready()
+                rows["replayed"].append(time.perf_counter() - t)
+                t = time.perf_counter()
+                jitted(*jax_in).block_until_ready()
+                rows["jax.jit"].append(time.perf_counter() - t)
+            jit = np.median(rows["jax.jit"])
+            print(f"== {name}: {len(replay)} programs a call, {args.rounds} interleaved rounds")
+            for k, v in rows.items():
+                v = np.asarray(v)
+                print(f"  {k:10s} median {np.median(v) * 1e3:7.2f} ms  min {v.min() * 1e3:7.2f} ms"
+                      f"  median / jax.jit's {np.median(v) / jit:5.2f}")
+    finally:
+        _runtime.execute, _segment.chunks = execute, chunks
+
+
+if __name__ == "__main__":
+    main()
