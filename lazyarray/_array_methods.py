@@ -21,7 +21,7 @@ from ._array_object import Array, make_view, strides_of
 from ._creation_functions import asarray
 from ._data_type_functions import astype
 from ._elementwise_functions import FUNCTIONS as _ELEMENTWISE, clip
-from ._graph import bind as _bind, scalar_leaf as _scalar_leaf, scalar_leaves as _scalar_leaves
+from ._graph import bind_pair as _bind_pair, scalar_leaf as _scalar_leaf, scalar_leaves as _scalar_leaves
 from ._host_data import numpy_leaf
 from ._indexing import getitem, setitem
 from ._linear_algebra_functions import matmul
@@ -71,14 +71,20 @@ def _fast_method(prim, attrs, kinds, general, swap):
             if t is Array:
                 n2 = other._node
                 if n2.dtype is d and n2.shape == n1.shape and other._device is self._device:
-                    return _wrap(_bind(prim, (n2, n1) if swap else (n1, n2), attrs, n1.shape,
-                                       dt.bool if out_bool else d), self._device)
+                    if swap:
+                        n1, n2 = n2, n1
+                    return _wrap(_bind_pair(prim, n1, n2, attrs, n1.shape, dt.bool if out_bool else d),
+                                 self._device)
             elif (t is float or t is int) and d.kind in "fc":
                 n2 = _leaf_of(id(other))  # (`_graph.scalar_leaf`, its hit inline)
                 if n2 is None or n2.host is not other or n2.dtype is not d or n2.buffer is not None:
                     n2 = _scalar_leaf(other, d)
-                return _wrap(_bind(prim, (n2, n1) if swap else (n1, n2), attrs, n1.shape,
-                                   dt.bool if out_bool else d), self._device)
+                if swap:
+                    n1, n2 = n2, n1
+                    return _wrap(_bind_pair(prim, n1, n2, attrs, n2.shape, dt.bool if out_bool else d),
+                                 self._device)
+                return _wrap(_bind_pair(prim, n1, n2, attrs, n1.shape, dt.bool if out_bool else d),
+                             self._device)
         return general(self, other, swap)
     return method
 

@@ -70,45 +70,30 @@ def leaf_from_host(value, shape, dtype):
     return Node(None, (), (), shape, dtype, value)
 
 
-# Host scalar leaves by Python object: id(value) -> leaf, whose `host` is that object (so its id
-# is not reused while the entry lives). An object gets a shared leaf once it has been an operand
-# SHARE_AFTER times (`_uses` counts them): a loop's constant (the `1.0` of `y = y + 1.0`) soon
-# does, while a value computed afresh in each pass (a decaying step size, read once or twice in
-# the pass) keeps a leaf per use, as `_segment` needs to stack such values per pass (it declines
-# a per-pass scalar that one pass reads at two places). One dtype per object: a use in another
-# dtype replaces the entry. Both tables are bounded by clearing (a miss only costs a new leaf).
-# Threads: dict reads and writes are atomic; a race makes two leaves or miscounts a use, either
-# of them correct.
+# Host scalar leaves by Python object, within one graph: id(value) -> leaf, whose `host` is that
+# object (so its id is not reused while the entry lives). Emptied when a sync starts walking a
+# graph (`Plan`): which uses share a leaf is then a function of the code between two syncs, never
+# of what ran before (a second call builds the first call's graphs, key for key), and the table
+# holds at most one graph's scalars. One dtype per object: a use in another dtype replaces the
+# entry. Threads: dict reads and writes are atomic; a race makes two leaves, both correct.
 scalar_leaves = {}
-_uses = {}  # id(value) -> [value, uses]: objects not shared yet
-SHARE_AFTER = 8
-SCALAR_LEAF_CACHE = 256
+SCALAR_LEAF_CACHE = 4096  # (a graph that never syncs: bounded by emptying)
 
 
 def scalar_leaf(value, dtype):
-    """The 0-D host leaf of the Python scalar `value` in `dtype`. The same object, once used
-    often (`SHARE_AFTER`), gives the same leaf each time: a program then takes it as one
-    parameter, not one per use, and a loop's constant is one place every chunk reads. A host
-    scalar leaf is never changed (it is packed into a vector parameter, never given a buffer of
-    its own: `split_leaves`), so sharing one changes no result. The operator fast path
-    (`_array_methods`) reads `scalar_leaves` inline and calls this on a miss."""
-    key = id(value)
-    leaf = scalar_leaves.get(key)
+    """The 0-D host leaf of the Python scalar `value` in `dtype`: the same object (the `1.0` of
+    a loop's `y = y + 1.0`) gives the same leaf until the next sync. A program then takes it as
+    one parameter, not one per use, and a loop's constant is one place every chunk reads
+    (`_segment`). A host scalar leaf is never changed (it is packed into a vector parameter,
+    never given a buffer of its own: `split_leaves`), so sharing one changes no result. The
+    operator fast path (`_array_methods`) reads `scalar_leaves` inline and calls this on a miss."""
+    leaf = scalar_leaves.get(id(value))
     if leaf is not None and leaf.host is value and leaf.dtype is dtype and leaf.buffer is None:
         return leaf
     leaf = Node(None, (), (), (), dtype, value)
-    seen = _uses.get(key)
-    if seen is None or seen[0] is not value:
-        if len(_uses) >= 4 * SCALAR_LEAF_CACHE:
-            _uses.clear()
-        _uses[key] = [value, 1]
-    elif seen[1] < SHARE_AFTER - 1:
-        seen[1] += 1
-    else:
-        _uses.pop(key, None)
-        if len(scalar_leaves) >= SCALAR_LEAF_CACHE:
-            scalar_leaves.clear()
-        scalar_leaves[key] = leaf
+    if len(scalar_leaves) >= SCALAR_LEAF_CACHE:
+        scalar_leaves.clear()
+    scalar_leaves[id(value)] = leaf
     return leaf
 
 
@@ -289,6 +274,31 @@ def bind(op, args, attrs, shape, dtype):
     return n
 
 
+_next_serial = _serials.__next__
+
+
+def bind_pair(op, a, b, attrs, shape, dtype):
+    """`bind(op, (a, b), ...)`, for the operator fast path (`_array_methods`) and binary
+    elementwise primitives: the same node, component and serial, without the loop (~15% of a
+    binary node's recording)."""
+    comp = a.comp
+    if comp is not None and comp.parent is not None:
+        comp = a.comp = root(comp)
+    c = b.comp
+    if c is not None:
+        if c.parent is not None:
+            c = b.comp = root(c)
+        if comp is None:
+            comp = c
+        elif c is not comp:
+            comp = _merge(comp, c)
+    n = Node(op, (a, b), attrs, shape, dtype)
+    n.comp = comp if comp is not None else pending.new_component()
+    n.serial = _next_serial()
+    pending.nodes_since_sync += 1
+    return n
+
+
 class Plan:
     """One pass over a pending graph that yields everything a sync needs: the computed nodes in
     dependency order, the leaves in first-use order (the program's parameters) and the structural
@@ -299,6 +309,8 @@ class Plan:
     __slots__ = ("order", "leaves", "sig", "index")
 
     def __init__(self, outputs=()):
+        if scalar_leaves:  # a sync: later uses of a scalar get new leaves (`scalar_leaf`)
+            scalar_leaves.clear()
         self.order, self.leaves, self.sig, self.index = [], [], [], {}
         self.add(outputs)
 

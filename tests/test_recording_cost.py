@@ -1,7 +1,7 @@
-"""What makes recording cheap must not change a result: a Python scalar object used often shares
-one host leaf (`_graph.scalar_leaf`), values computed afresh each pass keep a leaf per use (so
-loops with per-pass scalars still run as one REPEAT), and the deep-graph walk (`Plan._walk`)
-gives exactly the recursive walk's plan. Every value is checked against numpy."""
+"""What makes recording cheap must not change a result: a Python scalar object shares one host
+leaf between syncs (`_graph.scalar_leaf`), the same code gives the same graphs whatever ran
+before, and the deep-graph walk (`Plan._walk`) gives exactly the recursive walk's plan. Every
+value is checked against numpy."""
 import random
 import threading
 
@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 import lazyarray as xp
-from lazyarray import _graph
 from lazyarray._graph import Plan, pending
 
 pytestmark = pytest.mark.usefixtures("both_tiers")
@@ -21,20 +20,46 @@ def _scalar_leaves(a):
     return [leaf for leaf in plan.leaves if leaf.buffer is None and not leaf.shape]
 
 
-def test_a_constant_used_often_shares_one_leaf():
+def test_a_constant_shares_one_leaf_until_a_sync():
     x = xp.asarray(np.arange(5.0))
     step = 0.25
     y = x
     for _ in range(50):
         y = y + step
     leaves = _scalar_leaves(y)
-    # the first uses count towards sharing; every later one reads the same leaf
-    assert len(leaves) <= _graph.SHARE_AFTER
-    assert sum(1 for leaf in leaves if leaf.host is step) == len(leaves)
+    assert len(leaves) == 1 and leaves[0].host is step
     np.testing.assert_allclose(np.asarray(y), np.arange(5.0) + 50 * 0.25)
+    z = y * step  # after the sync: a leaf of its own
+    assert _scalar_leaves(z)[0] is not leaves[0]
+    np.testing.assert_allclose(np.asarray(z), (np.arange(5.0) + 12.5) * 0.25)
 
 
-def test_values_computed_each_pass_keep_their_own_leaves():
+def test_a_second_call_builds_the_first_calls_graphs():
+    """Sharing depends only on the code between two syncs: the same code gives the same keys."""
+    x = xp.asarray(np.linspace(0.0, 1.0, 7))
+
+    def step(v, t):
+        s = 1.0 / (1 + t)
+        return (v * 0.5 + s) * s - 0.5
+
+    keys, values = [], []
+    for _ in range(2):
+        y = x
+        for t in range(30):
+            y = step(y, t)
+            if t % 10 == 9:
+                keys.append(Plan([y._node]).key([y._node]))
+                values.append(np.asarray(y))
+    assert keys[:3] == keys[3:]
+    for a, b in zip(values[:3], values[3:]):
+        np.testing.assert_array_equal(a, b)
+    ref = np.linspace(0.0, 1.0, 7)
+    for t in range(30):
+        ref = step(ref, t)
+    np.testing.assert_allclose(values[-1], ref, rtol=1e-14)
+
+
+def test_values_computed_each_pass_get_a_leaf_each():
     x = xp.asarray(np.arange(4.0))
     expected = np.arange(4.0)
     y = x
@@ -42,18 +67,18 @@ def test_values_computed_each_pass_keep_their_own_leaves():
         s = 1.0 / (2 + t)  # a new object each pass, read twice in it
         y = y * s + s
         expected = expected * s + s
-    assert len(_scalar_leaves(y)) == 80
+    assert len(_scalar_leaves(y)) == 40
     np.testing.assert_allclose(np.asarray(y), expected, rtol=1e-15)
 
 
-def test_per_pass_scalars_read_twice_still_run_as_one_program(fresh):
+def test_a_loop_with_constants_and_a_per_pass_scalar_is_one_program(fresh):
     x = xp.asarray(np.linspace(0.0, 1.0, 16))
     expected = np.linspace(0.0, 1.0, 16)
     y = x
     for t in range(60):
         s = 1.0 / (2 + t)
-        y = xp.sin(y * s + s) * 1.5
-        expected = np.sin(expected * s + s) * 1.5
+        y = xp.sin(y * 0.5 + s) * 1.5 - 0.5  # 0.5 read twice a pass, s once
+        expected = np.sin(expected * 0.5 + s) * 1.5 - 0.5
     np.testing.assert_allclose(np.asarray(y), expected, rtol=1e-13)
     assert fresh.chunks_run == 1  # one REPEAT over all passes (not one program per chunk)
 
@@ -63,7 +88,7 @@ def test_a_shared_object_in_two_dtypes():
     a32 = xp.asarray(np.arange(3, dtype=np.float32))
     a64 = xp.asarray(np.arange(3, dtype=np.float64))
     outs = []
-    for _ in range(2 * _graph.SHARE_AFTER):  # alternate: each use in the other dtype
+    for _ in range(8):  # alternate: each use in the other dtype
         outs.append(a32 * c)
         outs.append(a64 * c)
     for k, o in enumerate(outs):
@@ -75,7 +100,7 @@ def test_a_shared_object_in_two_dtypes():
 def test_signed_zero_nan_and_ints_are_told_apart():
     x = xp.asarray(np.array([1.0, -2.0, np.inf]))
     zero, negzero, nan, two = 0.0, -0.0, float("nan"), 2
-    for _ in range(2 * _graph.SHARE_AFTER):
+    for _ in range(3):
         prods = (x * zero, x * negzero, x + nan, x * two)
     with np.errstate(invalid="ignore"):
         want = (np.array([1.0, -2.0, np.inf]) * 0.0, np.array([1.0, -2.0, np.inf]) * -0.0,
@@ -91,7 +116,7 @@ def test_the_general_path_shares_leaves_too():
     y = x
     for _ in range(30):
         y = y + 3  # int32 + Python int: promotion's path (`_helpers.binary_operands`)
-    assert len(_scalar_leaves(y)) <= _graph.SHARE_AFTER
+    assert len(_scalar_leaves(y)) == 1
     assert y.dtype == xp.int32
     np.testing.assert_array_equal(np.asarray(y), np.arange(6, dtype=np.int32) + 90)
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtypes as dt
+from .._graph import bind_pair as _bind_pair
 from .core import OpDef, kinds, same_shape, typed
 from .shape import constant
 
@@ -61,6 +62,14 @@ class Elementwise(OpDef):
         return e.op(self.hlo, e.broadcast_scalars(args, node.shape), node.shape, node.dtype)
 
     def __call__(self, *args):
+        if len(args) == 2:  # (`bind` with `_rule` inline: most elementwise nodes are binary)
+            a, b = args
+            d = a.dtype
+            if b.dtype is d:
+                sa, sb = a.shape, b.shape
+                if sa == sb or not sb or not sa:
+                    out = self.out
+                    return _bind_pair(self, a, b, (), sa or sb, d if out is _same else out(d, ()))
         return self.bind(args)
 
     def emit(self, e, *values):
