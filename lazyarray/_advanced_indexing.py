@@ -58,8 +58,8 @@ def _true_positions(mask, n, device, cause):
     total = ops.slice_(ranks, (n - 1,), (n,))
     _engine.realize([ranks, total], device, cause)  # ranks stays on the device for the scatter
     count = int(_engine.to_numpy(total, device, cause)[0])
-    slot = ops.select(flat, ops.SUBTRACT(ranks, ops.constant(1, dt.int64, (n,))),
-                      ops.constant(count, dt.int64, (n,)))
+    slot = ops.select(flat, ops.SUBTRACT(ranks, ops.constant(1, dt.int64)),
+                      ops.constant(count, dt.int64))
     slots = ops.scatter_points(ops.constant(0, dt.int64, (count + 1,)), ops.reshape(slot, (n, 1)),
                                ops.iota((n,), 0, dt.int64), (0,))
     return ops.slice_(slots, (0,), (count,)), count
@@ -72,9 +72,9 @@ def unravel(flat, shape):
     coords, stride = [], math.prod(shape)
     for j, n in enumerate(shape):
         stride //= n
-        c = flat if stride == 1 else ops.DIVIDE(flat, ops.constant(stride, dt.int64, flat.shape))
+        c = flat if stride == 1 else ops.DIVIDE(flat, ops.constant(stride, dt.int64))
         if j:  # the first coordinate is already below shape[0]
-            c = ops.REMAINDER(c, ops.constant(n, dt.int64, flat.shape))
+            c = ops.REMAINDER(c, ops.constant(n, dt.int64))
         coords.append(c)
     return coords
 
@@ -177,8 +177,8 @@ def wrap_negative(node, n):
     node = ops.convert(node, dt.int64)
     if not signed:
         return node
-    neg = ops.compare(node, ops.constant(0, dt.int64, node.shape), "LT")
-    return ops.select(neg, ops.ADD(node, ops.constant(n, dt.int64, node.shape)), node)
+    neg = ops.compare(node, ops.constant(0, dt.int64), "LT")  # (0-D operands: no broadcast node)
+    return ops.select(neg, ops.ADD(node, ops.constant(n, dt.int64)), node)
 
 
 # ---------------------------------------------------------------- read

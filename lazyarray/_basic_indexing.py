@@ -120,6 +120,9 @@ def slice_write(node, axes, out_shape, vnode):
         return node
     vnode = ops.broadcast_to(vnode, out_shape)
     counts = tuple(a.count for a in axes)
+    if not vnode.shape and node.shape and all(a.span == 1 for a in axes):
+        # one element: dynamic_update_slice takes the 0-D value as it is
+        return ops.dynamic_update_slice(node, vnode, _starts(axes))
     vnode = ops.reshape(vnode, counts)  # drop None axes, restore the integer-indexed ones
     vnode = ops.reverse(vnode, [i for i, a in enumerate(axes) if a.step < 0])
     spans = tuple(a.span for a in axes)
@@ -147,6 +150,32 @@ class BasicIndex(_views.Step):
 
     def inverse(self, base, node):
         return slice_write(base, self.axes, self.out_shape, node)
+
+
+def compose(step, axes):
+    """The base axes of a selection `axes` (a basic index's, with no element selected twice)
+    made on the view `step` (a `BasicIndex`) shows: what writing into the view writes into its
+    base. A selection with no element is the caller's to skip.
+
+    The view's axes of size 1 (a base axis it keeps one element of, or one its None added) take
+    index 0 only, so they select nothing new: the base axes the view keeps one element of stay
+    as they are, and the view's longer axes are its other base axes, in order."""
+    longer = iter([a for a, n in zip(axes, step.out_shape) if n != 1])
+    out = []
+    for v in step.axes:
+        if v.count == 1:  # (dropped or kept with one element)
+            out.append(_Axis(v.start, 1, 1, 1, v.drop))
+            continue
+        k = next(longer)
+        first = (v.start if v.step > 0 else v.start + v.span - 1) + v.step * (
+            k.start if k.step > 0 else k.start + k.span - 1)
+        if k.count == 1:
+            out.append(_Axis(first, 1, 1, 1, k.drop))
+            continue
+        step_ = v.step * k.step
+        last = first + (k.count - 1) * step_
+        out.append(_Axis(min(first, last), abs(last - first) + 1, step_, k.count, k.drop))
+    return out
 
 
 def read_basic(x, key):

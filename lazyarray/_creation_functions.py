@@ -244,8 +244,8 @@ def arange(start: int | float | Array, /, stop: int | float | Array | None = Non
         work = dtype if dtype.kind == "f" else (dt.uint64 if dtype is dt.uint64 and step > 0 else dt.int64)
     idx = ops.iota((n,), 0, work)
     if not (start == 0 and step == 1):
-        idx = ops.MULTIPLY(idx, ops.scalar(step, work, (n,)))
-        idx = ops.ADD(idx, ops.scalar(start, work, (n,)))
+        idx = ops.MULTIPLY(idx, ops.scalar(step, work))
+        idx = ops.ADD(idx, ops.scalar(start, work))
     return Array._wrap(ops.convert(idx, dtype), device)
 
 
@@ -306,12 +306,12 @@ def linspace(start: int | float | complex, stop: int | float | complex, /, num: 
     e = _bound_node(stop, dtype, shape)
     if div == 0:
         return Array._wrap(s, device)
-    d = ops.scalar(div, dtype, shape)
+    d = ops.scalar(div, dtype)
     # start + i * ((stop - start) / div), with the last point exactly stop when endpoint
     delta = ops.DIVIDE(ops.SUBTRACT(e, s), d)
     out = ops.ADD(s, ops.MULTIPLY(i, delta))
     if endpoint and num > 1:
-        last = ops.compare(i, ops.scalar(num - 1, dtype, shape), "EQ")
+        last = ops.compare(i, ops.scalar(num - 1, dtype), "EQ")
         out = ops.select(last, e, out)
     return Array._wrap(out, device)
 
@@ -325,7 +325,7 @@ def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: DType |
     k = max(-shape[0], min(shape[1], operator.index(k)))  # beyond the matrix: all zeros
     r = ops.iota(shape, 0, dt.int64)
     c = ops.iota(shape, 1, dt.int64)
-    diag = ops.compare(ops.ADD(r, ops.scalar(k, dt.int64, shape)), c, "EQ")
+    diag = ops.compare(ops.ADD(r, ops.scalar(k, dt.int64)), c, "EQ")
     return Array._wrap(ops.convert(diag, dtype), check_device(device))
 
 
@@ -386,9 +386,9 @@ def _tri(x, k, lower):
     k = max(-shape[-2], min(shape[-1], k))
     r = ops.iota(shape, x.ndim - 2, dt.int64)
     c = ops.iota(shape, x.ndim - 1, dt.int64)
-    rk = ops.ADD(r, ops.scalar(k, dt.int64, shape))
+    rk = ops.ADD(r, ops.scalar(k, dt.int64))
     keep = ops.compare(c, rk, "LE" if lower else "GE")
-    return Array._wrap(ops.select(keep, x._node, ops.constant(0, x.dtype, shape)), x.device)
+    return Array._wrap(ops.select(keep, x._node, ops.constant(0, x.dtype)), x.device)
 
 
 def tril(x: Array, /, *, k: int = 0) -> Array:
@@ -432,5 +432,5 @@ def diag(v: Array, /, k: int = 0) -> Array:
     padded = ops.pad(v._node, ops.scalar(0, v.dtype), (0,), (abs(k),))
     wide = ops.broadcast_in_dim(padded, (m, m), (0,) if k >= 0 else (1,))
     r, c = ops.iota((m, m), 0, dt.int64), ops.iota((m, m), 1, dt.int64)
-    on = ops.compare(ops.ADD(r, ops.constant(k, dt.int64, (m, m))), c, "EQ")
-    return Array._wrap(ops.select(on, wide, ops.constant(0, v.dtype, (m, m))), v.device)
+    on = ops.compare(ops.ADD(r, ops.constant(k, dt.int64)), c, "EQ")
+    return Array._wrap(ops.select(on, wide, ops.constant(0, v.dtype)), v.device)

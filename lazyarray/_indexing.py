@@ -16,7 +16,8 @@ from . import _views
 from ._advanced_indexing import getitem_advanced, setitem_advanced
 from ._array_object import Array, _View, check_writable, strides_of
 from ._basic_indexing import (
-    BasicIndex, _Axis, all_integers, check_assignable, expand, is_basic, plan, slice_read, slice_write,
+    BasicIndex, _Axis, all_integers, check_assignable, compose, expand, is_basic, plan, slice_read,
+    slice_write,
 )
 from ._helpers import is_scalar
 from ._graph import leaf_from_host
@@ -83,19 +84,20 @@ def _element(x, node, i):
     return Array._wrap(slice_read(node, [_Axis(i, 1, 1, 1, True)], ()), device)
 
 
-def _value_node(x, value):
+def _value_node(x, dtype, value):
+    """`value` as a node of `dtype` (x's) to write into x."""
     if isinstance(value, Array):
-        if value.dtype.kind == "c" and x.dtype.kind != "c":
-            raise TypeError(f"cannot assign a {value.dtype} value into a {x.dtype} array")
+        if value.dtype.kind == "c" and dtype.kind != "c":
+            raise TypeError(f"cannot assign a {value.dtype} value into a {dtype} array")
         if value._device != x._device:
             raise ValueError(f"value is on {value._device}, the array on {x._device}")
-        return ops.convert(value._node, x.dtype)
+        return ops.convert(value._node, dtype)
     if is_scalar(value):
-        if isinstance(value, complex) and x.dtype.kind != "c":
-            raise TypeError(f"cannot assign a complex scalar into a {x.dtype} array")
-        if isinstance(value, float) and x.dtype.kind in "biu":
-            value = _float_into(value, x.dtype)
-        return ops.scalar(value, x.dtype)
+        if isinstance(value, complex) and dtype.kind != "c":
+            raise TypeError(f"cannot assign a complex scalar into a {dtype} array")
+        if isinstance(value, float) and dtype.kind in "biu":
+            value = _float_into(value, dtype)
+        return ops.scalar(value, dtype)
     raise TypeError(f"cannot assign a {type(value).__name__}: expected an array or a Python scalar")
 
 
@@ -118,15 +120,26 @@ def _float_into(value, dtype):
 
 def setitem(x, key, value, /):
     check_writable(x)  # (also a write that selects nothing, as numpy)
+    # x's shape and dtype, which no write changes: read from a view's last node, since reading
+    # its current one would first read it again from a base written since (two nodes per write
+    # into a view, each element of a diagonal written through `covariances[k, :, :]`)
+    meta = x._pending_node() if type(x) is _View else x._node
     key = _host_arrays_to_ours(key, x)
-    items = expand(key, x.ndim)
-    vnode = _value_node(x, value)
+    items = expand(key, len(meta.shape))
+    vnode = _value_node(x, meta.dtype, value)
     if not is_basic(items):
         with _views.write_lock:
             return setitem_advanced(x, items, vnode)
-    axes, out_shape, _ = plan(x.shape, items)
+    axes, out_shape, _ = plan(meta.shape, items)
     check_assignable(vnode.shape, out_shape)
     if 0 in out_shape:
         return
     with _views.write_lock:
+        # a write through a basic view is a write into its base at the composed index: one
+        # update of the base instead of one of the view and one of the base (scikit-learn's
+        # `_add_to_diagonal` writes a view's diagonal element by element); the view reads its
+        # new value from the base when next used, as after any write into its base
+        while type(x) is _View and type(x._step) is BasicIndex:
+            axes = compose(x._step, axes)
+            x = x._base
         x._rebind(slice_write(x._node, axes, out_shape, vnode))

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._graph import Plan
 from ._ops.core import node_value
 
 __all__ = ["supports", "interpret"]
@@ -33,29 +34,50 @@ def supports(order) -> bool:
     return all(node.op.interpretable(node) for node in order)
 
 
-def interpret(order, leaves, outputs):
-    """Evaluate the graph; one numpy array per output, of exactly its node's shape and dtype."""
-    env = {}
-    for leaf in leaves:
-        env[id(leaf)] = leaf_value(leaf)
+def interpret(order, leaves, outputs, plan=None):
+    """Evaluate the graph; one numpy array per output, of exactly its node's shape and dtype.
+    `plan` (the `_graph.Plan` that walked it, when the caller has one) lends its signature: every
+    node's position and its operands' positions, so no node is looked up by id here."""
+    if plan is None or plan.order is not order or plan.leaves is not leaves:
+        plan = Plan(outputs)  # (the same walk: its order holds exactly the nodes of `order`)
+        order, leaves = plan.order, plan.leaves
+    sig, index = plan.sig, plan.index
+    n = len(sig)
     # a value is dropped after its last use (a large graph's intermediates would otherwise all
     # be alive at its end: hundreds of MB for the graphs `_tier_policy.interpreting_pays` admits)
-    last_use = {}
-    for i, node in enumerate(order):
-        for a in node.args:
-            last_use[id(a)] = i
-    for o in outputs:
-        last_use[id(o)] = len(order)
+    last_use = [0] * n
+    for p, entry in enumerate(sig):
+        if len(entry) == 5:
+            for a in entry[4]:
+                last_use[a] = p
+    out_pos = [index[id(o)] for o in outputs]
+    for p in out_pos:
+        last_use[p] = n
+    vals = [None] * n
+    ndarray = np.ndarray
+    next_leaf = iter(leaves).__next__
+    next_node = iter(order).__next__
     with np.errstate(all="ignore"):
-        for i, node in enumerate(order):
-            args = node.args
-            env[id(node)] = node_value(node.op.evaluate(node, *[env[id(a)] for a in args]), node)
-            for a in args:
-                if last_use[id(a)] == i:
-                    env.pop(id(a), None)
+        for p, entry in enumerate(sig):
+            if len(entry) != 5:
+                vals[p] = leaf_value(next_leaf())
+                continue
+            node = next_node()
+            apos = entry[4]
+            v = node.op.evaluate(node, *[vals[a] for a in apos])
+            # node_value's checks, inline: the evaluation gave an array of the node's dtype
+            # and shape (the common case costs two compares)
+            if type(v) is not ndarray or v.dtype is not node.dtype.np:
+                v = node_value(v, node)
+            elif v.shape != node.shape:
+                raise AssertionError(f"interpreter: {node} evaluated to shape {v.shape}, expected {node.shape}")
+            vals[p] = v
+            for a in apos:
+                if last_use[a] == p:
+                    vals[a] = None
     out = []
-    for o in outputs:
-        v = env[id(o)]
+    for o, p in zip(outputs, out_pos):
+        v = vals[p]
         if not (v.flags.owndata and v.flags.writeable and v.flags.c_contiguous):
             v = np.array(v, dtype=o.dtype.np, order="C", copy=True)
         out.append(v)

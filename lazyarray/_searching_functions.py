@@ -54,7 +54,7 @@ def count_nonzero(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> 
     if node.dtype.kind == "f":
         # nonzero magnitude bits: a subnormal counts (XLA's CPU compares it equal to 0)
         _, magnitude = ops.float_bits(node)
-        node = ops.compare(magnitude, ops.constant(0, magnitude.dtype, node.shape), "NE")
+        node = ops.compare(magnitude, ops.constant(0, magnitude.dtype), "NE")
     ones = ops.convert(ops.convert(node, dt.bool), dt.int64)
     out = ops.reduce(ones, axes, "add")
     if keepdims:
@@ -119,7 +119,7 @@ def searchsorted(x1: Array, x2: ArrayOrScalar, /, *, side: Literal["left", "righ
         return Array._wrap(ops.constant(0, dt.int64, shape), x1._device)
     # Binary search, unrolled: n.bit_length() halvings shrink [lo, hi) to one point.
     lo, hi = ops.constant(0, dt.int64, shape), ops.constant(n, dt.int64, shape)
-    one, two = ops.constant(1, dt.int64, shape), ops.constant(2, dt.int64, shape)
+    one, two = ops.constant(1, dt.int64), ops.constant(2, dt.int64)  # (0-D: no broadcast nodes)
     for _ in range(n.bit_length()):
         active = ops.compare(lo, hi, "LT")
         mid = ops.DIVIDE(ops.ADD(lo, hi), two)

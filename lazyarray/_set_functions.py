@@ -66,7 +66,7 @@ class _Runs:
             # NE is IEEE inequality: NaN != NaN (each NaN a run of its own), -0.0 == +0.0
             starts_run = ops.concatenate([starts_run, ops.compare(later, earlier, "NE")], 0)
         self.group = ops.SUBTRACT(ops.cumulative(ops.convert(starts_run, dt.int64), 0, "add"),
-                       ops.constant(1, dt.int64, (self.n,)))
+                       ops.constant(1, dt.int64))
         total = ops.slice_(self.group, (self.n - 1,), (self.n,))
         # one program: the sort and run numbers are realized with the count, not recomputed
         _engine.realize([total, self.sorted, self.perm, self.group], x._device, "unique")
@@ -179,7 +179,7 @@ def isin(x1: ArrayOrScalar, x2: ArrayOrScalar, /, *, invert: bool = False) -> Ar
         else:
             table = sort(Array._wrap(ops.reshape(n2, (m,)), device))
             pos = searchsorted(table, Array._wrap(n1, device))._node
-            clamped = ops.MINIMUM(pos, ops.constant(m - 1, dt.int64, shape))
+            clamped = ops.MINIMUM(pos, ops.constant(m - 1, dt.int64))
             probe = ops.gather_points(table._node, ops.reshape(clamped, shape + (1,)), (0,))
             found = ops.compare(probe, n1, "EQ")  # NaN finds nothing: NaN != NaN
     if invert:

@@ -65,7 +65,7 @@ def _extreme(x, axis, keepdims, kind, fname):
         # elements or more (jnp.min too), where the standard and numpy propagate it: a NaN
         # anywhere in the selection makes the result NaN, computed as its own reduction.
         has_nan = ops.reduce(ops.compare(node, node, "NE"), axes, "or")
-        out = ops.select(has_nan, ops.constant(np.nan, x.dtype, out.shape), out)
+        out = ops.select(has_nan, ops.constant(np.nan, x.dtype), out)
     return Array._wrap(_keep(out, axes, keepdims, x.shape), x.device)
 
 
@@ -88,7 +88,7 @@ def mean(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
     axes = normalize_axes(axis, x.ndim)
     total = ops.reduce(x._node, axes, "add")
     n = _count(x.shape, axes)
-    out = ops.DIVIDE(total, ops.constant(n if n else np.nan, x.dtype, total.shape))
+    out = ops.DIVIDE(total, ops.constant(n if n else np.nan, x.dtype))
     if n == 0:
         out = ops.constant(np.nan, x.dtype, total.shape)
     return Array._wrap(_keep(out, axes, keepdims, x.shape), x.device)
@@ -103,14 +103,14 @@ def var(x: Array, /, *, axis: Axis = None, correction: int | float = 0.0, keepdi
     node = x._node
     total = ops.reduce(node, axes, "add")
     kept = tuple(1 if i in axes else s for i, s in enumerate(x.shape))
-    m = ops.DIVIDE(total, ops.constant(n if n else 1, x.dtype, total.shape))
+    m = ops.DIVIDE(total, ops.constant(n if n else 1, x.dtype))
     d = ops.SUBTRACT(node, ops.broadcast_to(ops.reshape(m, kept), x.shape))
     ss = ops.reduce(ops.MULTIPLY(d, d), axes, "add")
     denom = n - correction
     if denom <= 0:
         out = ops.constant(np.nan, x.dtype, ss.shape)
     else:
-        out = ops.DIVIDE(ss, ops.scalar(denom, x.dtype, ss.shape))
+        out = ops.DIVIDE(ss, ops.scalar(denom, x.dtype))
     return Array._wrap(_keep(out, axes, keepdims, x.shape), x.device)
 
 

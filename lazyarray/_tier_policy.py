@@ -164,7 +164,7 @@ def serve(skey, plan, outputs, device, site):
     try:
         if not on_host:  # (the copies count in what interpreting this graph costs)
             fetch_inputs(plan.leaves)
-        values = _interpret.interpret(plan.order, plan.leaves, outputs)
+        values = _interpret.interpret(plan.order, plan.leaves, outputs, plan)
     except Exception as exc:  # an interpreter bug must not fail the user's program: compile it
         note_interpreter_error(site, exc)
         del sightings[tkey]

@@ -91,6 +91,27 @@ def _broadcast_rule(args, a):
 
 
 def _broadcast(node, x):
+    """x's elements seen at node's shape: a read-only view whose stretched axes have stride 0.
+    Built directly on x's memory when x is contiguous (either order): ~0.5 us against ~4 us for
+    np.broadcast_to, which the interpreter pays for every scalar operand of an elementwise op."""
+    dims = node.attrs.dims
+    if x.size:
+        strides = [0] * len(node.shape)
+        x_shape, x_strides = x.shape, x.strides
+        for i, d in enumerate(dims):
+            if x_shape[i] != 1:
+                strides[d] = x_strides[i]
+        try:
+            out = np.ndarray(node.shape, x.dtype, x, 0, strides)
+        except ValueError:  # not contiguous (a strided or reversed view): numpy's general path
+            pass
+        else:
+            out.flags.writeable = False
+            return out
+    return _broadcast_general(node, x)
+
+
+def _broadcast_general(node, x):
     dims = node.attrs.dims
     if list(dims) != sorted(dims):
         perm = sorted(range(len(dims)), key=lambda i: dims[i])
@@ -227,24 +248,41 @@ def dynamic_slice(x, starts, sizes):
 
 def _dus_rule(args, a):
     x, update, *starts = args
-    if (update.dtype is not x.dtype or len(starts) != len(x.shape) or len(update.shape) != len(x.shape)
-            or any(u > n for u, n in zip(update.shape, x.shape))):
+    if (update.dtype is not x.dtype or len(starts) != len(x.shape)
+            or (update.shape and len(update.shape) != len(x.shape))
+            or any(u > n for u, n in zip(update.shape, x.shape))
+            or (not update.shape and 0 in x.shape)):
         raise AssertionError(f"dynamic_update_slice of {update.shape} into {x.shape}")
     return x.shape, x.dtype
 
 
+def _window_sizes(x_shape, update_shape):
+    """The window an update fills: its shape, or one element for a 0-D update (one element
+    written: no reshape node before the update, as for each element scikit-learn's
+    `_add_to_diagonal` writes)."""
+    return update_shape if update_shape or not x_shape else (1,) * len(x_shape)
+
+
 def _dynamic_update_slice(node, x, update, *starts):
     out = np.array(x, copy=True)
-    out[_clamped_window(starts, x.shape, update.shape)] = update
+    out[_clamped_window(starts, x.shape, _window_sizes(x.shape, update.shape))] = update
     return out
+
+
+def _lower_dus(e, node, x, update, *starts):
+    if len(update.shape) != len(node.shape):  # a 0-D update: one element
+        update = e.op("stablehlo.reshape", (update,), (1,) * len(node.shape), node.dtype)
+    return e.op("stablehlo.dynamic_update_slice", (x, update, *starts), node.shape, node.dtype)
 
 
 DYNAMIC_UPDATE_SLICE = OpDef(
     "dynamic_update_slice", rule=_dus_rule, evaluate=_dynamic_update_slice, covers=_starts_signed(2),
-    lower=lambda e, node, *args: e.op("stablehlo.dynamic_update_slice", args, node.shape, node.dtype))
+    lower=_lower_dus)
 
 
 def dynamic_update_slice(x, update, starts):
+    """x with the window at `starts` (clamped so it fits) replaced by update: of x's rank, or
+    0-D for one element."""
     return DYNAMIC_UPDATE_SLICE.bind((x, update, *starts))
 
 
