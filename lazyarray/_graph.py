@@ -361,10 +361,10 @@ class Plan:
 
     def _walk(self, outputs):
         """The same walk with an explicit stack, for chains deeper than Python's recursion limit.
-        A node is looked at when pushed (its leaves take their positions in operand order, up to
-        its first computed operand without one, which is pushed) and again once that operand has
-        its position; a pushed node is always computed and without a position (the graph has no
-        cycles), so the loop checks neither."""
+        A node is pushed with the chain of first operands below it that have no position yet
+        (nothing precedes a first operand, so they are walked first); the node on top then
+        positions its leaves in operand order up to its next computed operand without a
+        position, which is pushed the same way, or, once all have one, takes its own."""
         index, sig, order, leaves = self.index, self.sig, self.order, self.leaves
         get = index.get
         for out in outputs:
@@ -377,24 +377,39 @@ class Plan:
                 continue
             stack = [out]
             push, pop = stack.append, stack.pop
-            while stack:
-                node = stack[-1]
-                positions = []
-                for a in node.args:
-                    i = get(id(a))
-                    if i is None:
-                        if a.op is not None:
-                            push(a)
-                            break
-                        i = index[id(a)] = len(sig)
-                        sig.append((a.shape, a.dtype, a.buffer is None and not a.shape))
-                        leaves.append(a)
-                    positions.append(i)
+            node = out
+            while True:
+                while True:  # down the chain of first operands without a position
+                    args = node.args
+                    if not args:
+                        break
+                    node = args[0]
+                    if node.op is None or id(node) in index:
+                        break
+                    push(node)
+                while stack:
+                    node = stack[-1]
+                    positions = []
+                    for a in node.args:
+                        i = get(id(a))
+                        if i is None:
+                            if a.op is not None:
+                                push(a)
+                                break
+                            i = index[id(a)] = len(sig)
+                            sig.append((a.shape, a.dtype, a.buffer is None and not a.shape))
+                            leaves.append(a)
+                        positions.append(i)
+                    else:
+                        pop()
+                        index[id(node)] = len(sig)
+                        sig.append((node.op, node.attrs, node.shape, node.dtype, tuple(positions)))
+                        order.append(node)
+                        continue
+                    node = a  # (pushed: walk down its first operands)
+                    break
                 else:
-                    pop()
-                    index[id(node)] = len(sig)
-                    sig.append((node.op, node.attrs, node.shape, node.dtype, tuple(positions)))
-                    order.append(node)
+                    break
 
     def key(self, outputs):
         return tuple(self.sig) + (tuple([self.index[id(o)] for o in outputs]),)
