@@ -52,13 +52,18 @@ def expand(key, ndim):
 
 
 def basic_axis(k, n, axis):
+    if type(k) is int:  # (the common case first: no operator.index, no bool check needed)
+        if not -n <= k < n:
+            raise IndexError(f"index {k} is out of bounds for axis {axis} with size {n}")
+        return _Axis(k + n if k < 0 else k, 1, 1, 1, True)
     if isinstance(k, slice):
         start, stop, step = k.indices(n)
-        rng = range(start, stop, step)
-        count = len(rng)
-        if count == 0:
+        # the length of range(start, stop, step), and its lowest and highest elements
+        count = (stop - start + step - 1) // step if step > 0 else (start - stop - step - 1) // -step
+        if count <= 0:
             return _Axis(0, 0, 1, 0, False)
-        lo, hi = min(rng[0], rng[-1]), max(rng[0], rng[-1])
+        last = start + (count - 1) * step
+        lo, hi = (start, last) if step > 0 else (last, start)
         return _Axis(lo, hi - lo + 1, step, count, False)
     try:
         i = operator.index(k)

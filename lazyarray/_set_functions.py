@@ -18,10 +18,13 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
+import numpy as np
+
 from . import _dtypes as dt
 from . import _engine
 from . import _ops as ops
 from ._array_object import Array
+from ._graph import leaf_from_host
 from ._helpers import _scalar, check_array, is_scalar
 from ._searching_functions import searchsorted
 from ._sorting_functions import sort
@@ -49,6 +52,8 @@ class UniqueInverseResult(NamedTuple):
 
 class _Runs:
     """x flattened and sorted, cut into runs of equal values (nodes on x's device)."""
+    host_results = True  # on the CPU, results computed in numpy from the realized sort (tests
+                         # turn it off to compare with the lazy scatter/gather path)
 
     def __init__(self, x):
         check_array(x)
@@ -69,11 +74,26 @@ class _Runs:
                        ops.constant(1, dt.int64))
         total = ops.slice_(self.group, (self.n - 1,), (self.n,))
         # one program: the sort and run numbers are realized with the count, not recomputed
-        _engine.realize([total, self.sorted, self.perm, self.group], x._device, "unique")
-        self.count = int(_engine.to_numpy(total, x._device, "unique")[0]) + 1
+        device = x._device
+        _engine.realize([total, self.sorted, self.perm, self.group], device, "unique")
+        self.count = int(_engine.to_numpy(total, device, "unique")[0]) + 1
+        self._host = None
+        if self.host_results and device.platform == "cpu" and device.mesh is None:
+            # On the CPU the realized sort is in host memory: each result is an exact move of
+            # its elements, made here in numpy at once instead of by a scatter and a gather in a
+            # later graph (scikit-learn asks unique_values(y) at every fit and score).
+            group = _engine.to_numpy(self.group, device, "unique")
+            run_starts = np.flatnonzero(np.concatenate(([True], group[1:] != group[:-1])))
+            self._host = (_engine.to_numpy(self.sorted, device, "unique"),
+                          _engine.to_numpy(self.perm, device, "unique"), group, run_starts)
 
     def _wrap(self, node):
         return Array._wrap(node, self.x._device)
+
+    def _wrap_host(self, value, dtype):
+        """A result computed on the host: a leaf holding it (C-contiguous, owned)."""
+        value = np.array(value, dtype=dtype.np, order="C")  # (ascontiguousarray makes 0-D 1-D)
+        return self._wrap(leaf_from_host(value, value.shape, dtype))
 
     def starts(self):
         """Position in the sorted order where each run begins (shape (count,))."""
@@ -89,6 +109,9 @@ class _Runs:
     def values(self):
         if self.n == 0:
             return self._wrap(ops.constant(0, self.x.dtype, (0,)))
+        if self._host is not None:
+            sorted_, _, _, run_starts = self._host
+            return self._wrap_host(sorted_[run_starts], self.x.dtype)
         return self._wrap(self._at_starts(self.sorted))
 
     def indices(self):
@@ -96,11 +119,17 @@ class _Runs:
         element carries the smallest original position."""
         if self.n == 0:
             return self._wrap(ops.constant(0, dt.int64, (0,)))
+        if self._host is not None:
+            _, perm, _, run_starts = self._host
+            return self._wrap_host(perm[run_starts], dt.int64)
         return self._wrap(self._at_starts(self.perm))
 
     def counts(self):
         if self.n == 0:
             return self._wrap(ops.constant(0, dt.int64, (0,)))
+        if self._host is not None:
+            run_starts = self._host[3]
+            return self._wrap_host(np.diff(np.append(run_starts, self.n)), dt.int64)
         ends = ops.concatenate([ops.slice_(self.starts(), (1,), (self.count,)),
                                 ops.constant(self.n, dt.int64, (1,))], 0)
         return self._wrap(ops.SUBTRACT(ends, self.starts()))
@@ -110,6 +139,11 @@ class _Runs:
         original positions (perm is a permutation, so every slot is written once)."""
         if self.n == 0:
             return self._wrap(ops.constant(0, dt.int64, self.x.shape))
+        if self._host is not None:
+            _, perm, group, _ = self._host
+            inv = np.empty(self.n, np.int64)
+            inv[perm] = group
+            return self._wrap_host(inv.reshape(self.x.shape), dt.int64)
         inv = ops.scatter_points(ops.constant(0, dt.int64, (self.n,)), ops.reshape(self.perm, (self.n, 1)),
                                  self.group, (0,))
         return self._wrap(ops.reshape(inv, self.x.shape))

@@ -191,3 +191,63 @@ def test_element_writes_take_no_reshape():
     want[1, 2] = 5.0
     want[0, :] = 1.0
     np.testing.assert_array_equal(np.asarray(x), want)
+
+
+# ---------------------------------------------------------------- a scalar written under a mask
+
+@pytest.mark.parametrize("key_of", [
+    lambda m: m,                      # x[mask] = v, the mask over every axis
+    lambda m: (slice(None), m[0]),    # a 1-D mask on the last axis
+    lambda m: (m[:, 0], slice(1, 3)),  # a 1-D mask on the first axis, a slice beside it
+    lambda m: (1, m[0]),              # an integer beside the mask
+])
+@pytest.mark.parametrize("value", [-np.inf, 2.5])
+def test_masked_scalar_write_matches_numpy(key_of, value):
+    rng = np.random.default_rng(7)
+    want = rng.standard_normal((4, 5))
+    x = xp.asarray(want.copy())
+    mask = want > 0
+    key = key_of(mask)
+    want[key] = value
+    lazy_key = tuple(xp.asarray(k) if isinstance(k, np.ndarray) else k for k in key) \
+        if isinstance(key, tuple) else xp.asarray(key)
+    x[lazy_key] = value
+    np.testing.assert_array_equal(np.asarray(x), want)
+
+
+def test_masked_scalar_write_is_one_select():
+    """scikit-learn's `_logsumexp`: `array[array == max] = -inf`."""
+    a = np.arange(6.0).reshape(2, 3)
+    x = xp.asarray(a.copy())
+    before = x._node
+    x[x == 5.0] = -np.inf
+    node = x._node
+    assert node.op.name == "select" and node.args[2] is before and node.args[1].shape == ()
+    a[a == 5.0] = -np.inf
+    np.testing.assert_array_equal(np.asarray(x), a)
+
+
+# ---------------------------------------------------------------- unique: the host results
+
+@pytest.mark.parametrize("values", [
+    np.array([3.0, np.nan, -0.0, 0.0, 1.0, np.nan, 3.0, -np.inf, 1.0]),
+    np.array([[2, 7, 2], [7, 7, 1]], dtype=np.int32),
+    np.array([1 + 1j, np.nan, 1 + 1j, 2j], dtype=np.complex128),
+    np.array(5.0),
+    np.array([True, False, True]),
+])
+def test_unique_host_results_equal_the_lazy_ones(monkeypatch, values):
+    """On the CPU `_set_functions._Runs` moves the realized sort's elements in numpy; the lazy
+    path (a scatter-min and gathers, what other devices run) gives the same bits."""
+    from lazyarray import _set_functions
+    got = {}
+    for host in (True, False):
+        monkeypatch.setattr(_set_functions._Runs, "host_results", host)
+        r = xp.unique_all(xp.asarray(values))
+        got[host] = [np.asarray(a) for a in r]
+    for a, b in zip(got[True], got[False]):
+        assert a.dtype == b.dtype and a.shape == b.shape
+        np.testing.assert_array_equal(np.atleast_1d(a).view(np.uint8), np.atleast_1d(b).view(np.uint8))
+    # and numpy's values (its NaNs: one per NaN here, the standard's equality)
+    finite = values[~np.isnan(values)] if values.dtype.kind in "fc" else values
+    np.testing.assert_array_equal(got[True][0][:np.unique(finite).size], np.unique(finite))

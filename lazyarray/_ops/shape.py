@@ -227,8 +227,14 @@ def _clamped_window(starts, shape, sizes):
 
 def _dynamic_slice_rule(args, a):
     x, *starts = args
-    if len(starts) != len(x.shape) or any(s.shape for s in starts) or any(
-            not 0 <= k <= n for k, n in zip(a.sizes, x.shape)):
+    ok = len(starts) == len(x.shape)
+    for s in starts:  # (loops, not generators: this runs for every basic index read)
+        if s.shape:
+            ok = False
+    for k, n in zip(a.sizes, x.shape):
+        if not 0 <= k <= n:
+            ok = False
+    if not ok:
         raise AssertionError(f"dynamic_slice of {x.shape} to sizes {a.sizes} with {len(starts)} starts")
     return a.sizes, x.dtype
 
