@@ -163,5 +163,6 @@ def where(condition: Array, x1: ArrayOrScalar, x2: ArrayOrScalar, /) -> Array:
     if condition._device != device:
         raise ValueError(f"where: condition is on {condition._device}, the values on {device}")
     shape = broadcast_shapes(condition.shape, shape)
-    return Array._wrap(ops.select(ops.broadcast_to(condition._node, shape),
-                                  ops.broadcast_to(n1, shape), ops.broadcast_to(n2, shape)), device)
+    # 0-D operands stay 0-D (select broadcasts them when lowered and evaluated): no node each
+    return Array._wrap(ops.select(*[n if not n.shape else ops.broadcast_to(n, shape)
+                                    for n in (condition._node, n1, n2)]), device)

@@ -251,3 +251,20 @@ def test_unique_host_results_equal_the_lazy_ones(monkeypatch, values):
     # and numpy's values (its NaNs: one per NaN here, the standard's equality)
     finite = values[~np.isnan(values)] if values.dtype.kind in "fc" else values
     np.testing.assert_array_equal(got[True][0][:np.unique(finite).size], np.unique(finite))
+
+
+# ---------------------------------------------------------------- where: 0-D operands stay 0-D
+
+@pytest.mark.parametrize("cond_shape, x1_shape, x2", [
+    ((3, 4), None, 2.5), ((3, 4), (4,), -1.0), ((), (3, 4), 0.0), ((), None, 1.5),
+    ((4,), (3, 1), None), ((1, 4), (), None),
+])
+def test_where_with_0d_operands_both_tiers(compile_always, cond_shape, x1_shape, x2):
+    rng = np.random.default_rng(11)
+    cond = rng.random(cond_shape) > 0.5
+    a1 = rng.standard_normal(x1_shape) if x1_shape is not None else 7.0
+    a2 = rng.standard_normal((3, 4)) if x2 is None else x2
+    lazy = xp.where(xp.asarray(cond), xp.asarray(a1) if x1_shape is not None else a1,
+                    xp.asarray(a2) if x2 is None else a2)
+    got = check(lazy)  # the interpreter's value equals the compiled program's, bit for bit
+    np.testing.assert_array_equal(got, np.where(cond, a1, a2))
