@@ -65,10 +65,19 @@ def _realize(nodes, device, cause):
         targets = _unique(n for n in nodes if n.op is not None)
     if not targets:
         return
-    if cause != "cut" and _host_sync.usable(device) and _host_sync.run(targets):
+    if cause != "cut" and (len(targets) > 1 or _small(targets[0])) and _host_sync.usable(device) \
+            and _host_sync.run(targets):
         _count_host_read(cause)
         return  # a small read, computed on the host (no program: see _host_sync)
     _realize_program(targets, device, cause)
+
+
+def _small(node):
+    """Whether one target is small enough for `_host_sync` (a large read skips its set-up)."""
+    n = 1
+    for s in node.shape:
+        n *= s
+    return n <= _host_sync.SMALL
 
 
 def _realize_program(targets, device, cause):
