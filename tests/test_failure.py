@@ -132,7 +132,7 @@ def test_interpreter_error_falls_back_to_compiling(arrays, monkeypatch):
     monkeypatch.setattr(_config, "interpret_first", 2)
     xp.metrics.reset()
 
-    def broken(order, leaves, outputs):
+    def broken(order, leaves, outputs, plan=None):
         raise ZeroDivisionError("injected interpreter failure")
 
     monkeypatch.setattr(_interpret, "interpret", broken)
