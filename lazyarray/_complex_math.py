@@ -25,6 +25,7 @@ import math
 
 from . import _dtypes as dt
 from . import _ops as ops
+from ._ops.real_math import norm_minus_one
 
 
 class R:
@@ -281,45 +282,15 @@ def _narrow(like, *xs):
     return tuple(R(ops.convert(x.n, like.n.dtype)) for x in xs)
 
 
-def _split(x):
-    """x = hi + lo exactly, hi with 26 significant bits (the low 27 bits of x's float64 bits
-    cleared, integer ops only: no product a compiler could fuse into an FMA), lo with at most
-    27: hi * hi, hi * lo and lo * hi are exact."""
-    bits = ops.bitcast(x.n, dt.int64)
-    hi = R(ops.bitcast(ops.AND(bits, ops.constant(~((1 << 27) - 1), dt.int64)), dt.float64))
-    return hi, x - hi
-
-
-def _square_terms(x):
-    """x * x as the exact terms hi^2 and 2 hi lo, and lo^2 (rounded: below 2^-104 of x^2)."""
-    hi, lo = _split(x)
-    return [hi * hi, 2.0 * hi * lo, lo * lo]
-
-
-def _sum(terms):
-    """The terms' sum, within about 1 ulp of the exact one plus 2^-104 of the terms: Knuth's
-    TwoSum carries each addition's rounding error (additions only, so no product a compiler
-    could fuse into an FMA changes a bit between the tiers)."""
-    total, carry = terms[0], None
-    for t in terms[1:]:
-        s = total + t
-        back = s - total
-        err = (total - (s - back)) + (t - back)
-        carry = err if carry is None else carry + err
-        total = s
-    return total + carry
-
-
 def _norm_minus_one(a, b, two_a=False):
     """|z|^2 - 1 for z = a + bi (float64 parts, 1/2 < a < 2, |b| <= a), or with two_a
     2a + a^2 + b^2 = |1 + z|^2 - 1 (-1/2 <= a < 4, |b| < 4), right to a few ulp where the
     terms cancel (next to the unit circle): the squares split into exact terms (2^-26 and
     2^-52 of the squares, which may cancel what the large ones leave) and all of them summed
-    with TwoSum. (From complex64, whose products are exact in float64, the plain formula
-    rounds once and suffices.)"""
-    (a2, a1, a0), (b2, b1, b0) = _square_terms(a), _square_terms(b)
-    head = 2.0 * a if two_a else R(ops.constant(-1.0, dt.float64))
-    return _sum([head, a2, b2, a1, b1, a0, b0])
+    with TwoSum, as one node (`_ops.real_math.norm_minus_one`: ~60 nodes of formula, which
+    both tiers evaluate op for op). (From complex64, whose products are exact in float64, the
+    plain formula rounds once and suffices.)"""
+    return R(norm_minus_one(a.n, b.n, two_a))
 
 
 def _log_abs(u, v, exact):

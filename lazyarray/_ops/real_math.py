@@ -426,3 +426,86 @@ def math_function(name, *args):
     is numpy's function."""
     assert args[0].dtype.kind == "f"
     return MATH[name](*args)
+
+
+# ---------------------------------------------------------------- |z|^2 - 1 of complex log and log1p
+
+_SPLIT_MASK = ~((1 << 27) - 1)  # clears the low 27 bits of a float64: hi keeps 26 significant bits
+
+
+class _Numpy:
+    """The `_Builder` calls on numpy float64 arrays: one formula, written once, that the
+    interpreter evaluates op for op as the compiled program does (the same IEEE operations in
+    the same order, so the tiers agree bit for bit where XLA does not contract a product into
+    an addition; the formula's products are exact, but for the lowest-order square)."""
+
+    add, sub, mul = staticmethod(np.add), staticmethod(np.subtract), staticmethod(np.multiply)
+
+    @staticmethod
+    def split(x):
+        hi = (x.view(np.int64) & np.int64(_SPLIT_MASK)).view(np.float64)
+        return hi, x - hi
+
+    @staticmethod
+    def c(value, like):
+        return np.float64(value)
+
+
+class _Emit:
+    def __init__(self, b):
+        self.b = b
+        self.add, self.sub, self.mul = b.add, b.sub, b.mul
+
+    def split(self, x):
+        b = self.b
+        bits = b.e.op(AND.hlo, (b.bitcast(x, dt.int64), b.c(_SPLIT_MASK, dt.int64)), b.shape, dt.int64)
+        hi = b.bitcast(bits, dt.float64)
+        return hi, b.sub(x, hi)
+
+    def c(self, value, like):
+        return self.b.c(value)
+
+
+def _norm_minus_one_formula(k, a, b, two_a):
+    """2a + a^2 + b^2 (`two_a`) or a^2 + b^2 - 1, with k either `_Numpy` or `_Emit`: each square
+    as the exact terms hi^2 and 2 hi lo plus lo^2 (hi the upper 26 bits), the seven terms summed
+    with TwoSum (additions only), carrying each addition's rounding error."""
+    def square_terms(x):
+        hi, lo = k.split(x)
+        return [k.mul(hi, hi), k.mul(k.mul(k.c(2.0, x), hi), lo), k.mul(lo, lo)]
+    (a2, a1, a0), (b2, b1, b0) = square_terms(a), square_terms(b)
+    head = k.mul(k.c(2.0, a), a) if two_a else k.c(-1.0, a)
+    terms = [head, a2, b2, a1, b1, a0, b0]
+    total, carry = terms[0], None
+    for t in terms[1:]:
+        s = k.add(total, t)
+        back = k.sub(s, total)
+        err = k.add(k.sub(total, k.sub(s, back)), k.sub(t, back))
+        carry = err if carry is None else k.add(carry, err)
+        total = s
+    return k.add(total, carry)
+
+
+def _norm_op(two_a):
+    def lower(e, node, a, b):
+        a, b = e.broadcast_scalars((a, b), node.shape)
+        return _norm_minus_one_formula(_Emit(_Builder(e, node.shape)), a, b, two_a)
+
+    def evaluate(node, a, b):
+        a, b = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(b, np.float64))
+        with np.errstate(all="ignore"):
+            return np.asarray(_norm_minus_one_formula(_Numpy, a, b, two_a), np.float64)
+
+    name = "math.norm_plus_2a" if two_a else "math.norm_minus_1"
+    return Elementwise(name, None, lower=lower, evaluate=evaluate, covers=lambda node: node.dtype is dt.float64)
+
+
+NORM_MINUS_1, NORM_PLUS_2A = _norm_op(False), _norm_op(True)
+
+
+def norm_minus_one(a, b, two_a=False):
+    """One node for |a + bi|^2 - 1 (or, `two_a`, 2a + a^2 + b^2 = |1 + z|^2 - 1) of float64 nodes,
+    right to a few ulp where the terms cancel (next to the unit circle), instead of the ~60
+    nodes of its formula: complex log and log1p graphs (SciPy's logsumexp) are recorded,
+    keyed and interpreted node by node, so their size is their first call's cost."""
+    return (NORM_PLUS_2A if two_a else NORM_MINUS_1)(a, b)
