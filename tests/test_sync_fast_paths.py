@@ -190,3 +190,19 @@ def test_read_scalar_direct_host_read_counts_once():
     assert got == [bool(v * 2.0 <= 0.3) for v in np.linspace(0.0, 1.0, 16)]
     assert metrics.syncs.get("bool", 0) == reads.get("bool", 0) + 16
     assert _engine is not None
+
+
+@pytest.mark.parametrize("value", [np.arange(8.0), np.arange(6, dtype=np.int32).reshape(2, 3),
+                                   np.array(True), np.zeros((0, 4), np.float32),
+                                   np.array([1 + 2j, -3j])])
+def test_put_with_reused_descriptions_copies_the_value(value):
+    """`_runtime.put` reuses jax's transfer descriptions per shape and dtype: the same shape and
+    dtype put twice with different values gives two buffers with their own values."""
+    device = xp.asarray(0.0)._device._pjrt
+    first = _runtime.put(value, device)
+    second = _runtime.put(value + value, device)
+    for buf, want in ((first, value), (second, value + value)):
+        got = np.asarray(buf)
+        assert got.dtype == value.dtype and got.shape == value.shape
+        np.testing.assert_array_equal(got, want)
+    assert (value.shape, value.dtype) in _runtime._avals
