@@ -389,21 +389,18 @@ def _repeat(nodes, ranges, need, reads):
         return None
     lo, hi = ranges[ref]
     chunk = nodes[lo:hi]
-    inputs, slot_at = _inputs(chunk, lo, rank_of=reads, offset=int(start[lo]))
-    slots = sorted(slot_at[j] for j in stacked)
-    if any(slot_at.count(k) != 1 for k in slots):
-        return None  # (a per-pass scalar the chunk reads twice: not worth the bookkeeping)
+    inputs, slot_at, slots = _slots(chunk, lo, reads, int(start[lo]), stacked, ids[ref:])
     alone = 0
     if not ((inner[0] == inner[ref]).all() and (np.where(inner[0], rel[0], 0) == np.where(inner[ref], rel[ref], 0)).all()
             and len(set(ids[0][carry].tolist())) == 1):
         alone = 1
     else:
         differ = _differing(nodes, reads, base, width, ids, outside, ref, 0, 1)
-        alone = 0 if differ is not None and differ <= stacked else 1
+        alone = 0 if differ is not None and differ <= stacked and _read_alike(ids[0], slot_at, slots) else 1
     if m - alone < 2:
         return None
     carry_slot = slot_at[int(np.flatnonzero(carry)[0])]
-    body = template(chunk, inputs, carry_slot, outs[ref] - lo, slots)
+    body = template(chunk, inputs, carry_slot, outs[ref] - lo, slots, slot_at)
     first_use = {}
     for j, k in enumerate(slot_at):
         if k is not None and k not in first_use:
@@ -462,6 +459,56 @@ def _inputs(chunk, lo, rank_of, offset):
                 slot_at.append(s)
             j += 1
     return inputs, slot_at
+
+
+def _slots(chunk, lo, reads, offset, stacked, rows):
+    """The chunk's parameters: (inputs, slot_at, stacked slots), as `_inputs` gives them (one
+    parameter per object the reference chunk reads from outside), except that a per-pass
+    parameter (one holding a column of `stacked`) is split where the chunks read it apart.
+
+    A Python scalar shares one leaf wherever it is used until the next sync
+    (`_graph.scalar_leaf`), so a pass that reads its scalar twice (`y * s + s`) reads one leaf
+    at two operands: one stacked parameter read at both, one value a pass. Operands of one
+    parameter are kept together only if they hold the same object in every chunk `rows` (the
+    ids, a row a chunk from the reference on): a loop whose pass-1 scalar `i == 1` is the
+    literal `1` of every pass (small ints are cached objects) shares a leaf in that pass alone,
+    and is two parameters. The grouping is a function of the code between two syncs (which
+    objects coincide where), so a second call builds the same body: the same program key."""
+    inputs, slot_at = _inputs(chunk, lo, rank_of=reads, offset=offset)
+    per_pass = {slot_at[j] for j in stacked}
+    reads_of = {}
+    for j, k in enumerate(slot_at):
+        if k in per_pass:
+            reads_of.setdefault(k, []).append(j)
+    if all(len(js) == 1 for js in reads_of.values()):
+        return inputs, slot_at, sorted(per_pass)
+    # renumber: a per-pass parameter read at several operands is one parameter per distinct
+    # column of objects over the chunks, first use first
+    renumbered, new_slot_at, firsts = {}, [], []
+    for j, k in enumerate(slot_at):
+        if k is None:
+            new_slot_at.append(None)
+            continue
+        key = (k, rows[:, j].tobytes()) if len(reads_of.get(k, ())) > 1 else (k,)
+        s = renumbered.get(key)
+        if s is None:
+            s = renumbered[key] = len(firsts)
+            firsts.append(j)
+        new_slot_at.append(s)
+    flat = [a for node in chunk for a in node.args]
+    inputs = [flat[j] for j in firsts]
+    return inputs, new_slot_at, sorted({new_slot_at[j] for j in stacked})
+
+
+def _read_alike(row, slot_at, slots):
+    """Whether a chunk (`row`: the ids of its operands, flat) reads each per-pass parameter
+    (`slots`) read at several operands from one object at all of them (its stacked column
+    holds one value a pass)."""
+    ids = {}
+    for j, k in enumerate(slot_at):
+        if k is not None and ids.setdefault(k, row[j]) != row[j] and k in slots:
+            return False
+    return True
 
 
 def _operands_at(nodes, reads, flat):

@@ -62,15 +62,25 @@ class Body:
         return f"body<{len(self.nodes)} ops, {len(self.params)} inputs, carry {self.carry}>"
 
 
-def template(order, externals, carry, out, stacked=()):
+def template(order, externals, carry, out, stacked=(), slot_at=None):
     """A Body from a chunk: `order` its computed nodes (operands first), `externals` the values
     it reads from outside (its parameters, in order), `carry` the index of the one its output
-    (`order[out]`) replaces, `stacked` the indices of the per-pass scalars."""
+    (`order[out]`) replaces, `stacked` the indices of the per-pass scalars. `slot_at`, if given,
+    names the parameter each operand reads (flat over the nodes' operands, in order; None: a
+    node of the chunk), for a chunk that reads one object as two parameters (`_segment`: a
+    leaf shared by two per-pass scalars in one pass only); otherwise an external is one
+    parameter wherever it is read."""
     index = {id(x): -(k + 1) for k, x in enumerate(externals)}
     params = [Node(None, (), (), x.shape, x.dtype) for x in externals]
     nodes, sig = [], [(carry, out, tuple((p.shape, p.dtype) for p in params))]
+    flat = 0
     for k, node in enumerate(order):
-        refs = tuple(index[id(a)] for a in node.args)
+        if slot_at is None:
+            refs = tuple(index[id(a)] for a in node.args)
+        else:
+            refs = tuple(index[id(a)] if s is None else -(s + 1)
+                         for a, s in zip(node.args, slot_at[flat:flat + len(node.args)]))
+            flat += len(node.args)
         args = tuple(params[-r - 1] if r < 0 else nodes[r] for r in refs)
         index[id(node)] = k
         nodes.append(Node(node.op, args, node.attrs, node.shape, node.dtype))
