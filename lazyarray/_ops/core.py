@@ -11,6 +11,9 @@ A primitive is everything the two execution tiers need to know about one op, sid
   no evaluation covers is compiled instead.
 - `attrs`: the names of its static attributes, when it has any: `node.attrs` is then a named
   tuple (`node.attrs.axis`), hashable and part of the graph's structural key.
+- `compile_extra(node) -> seconds`, when given: what XLA's CPU compile of this node costs beyond
+  an ordinary node's (`_tier_policy.compile_estimate`): scans and float max/min reductions take
+  0.1-0.15 s alone where an add takes ~1 ms beyond the fixed ~25 ms.
 
 Every OpDef registers under its unique name in `OPS`, the op vocabulary (debug dumps and the
 fuzzer read it). Builders, the functions the namespace modules call, sit beside their OpDef in
@@ -46,9 +49,9 @@ def node_value(v, node, shape=None):
 
 
 class OpDef:
-    __slots__ = ("name", "rule", "lower", "evaluate", "covers", "Attrs")
+    __slots__ = ("name", "rule", "lower", "evaluate", "covers", "Attrs", "compile_extra")
 
-    def __init__(self, name, *, rule, lower, evaluate=None, covers=None, attrs=None):
+    def __init__(self, name, *, rule, lower, evaluate=None, covers=None, attrs=None, compile_extra=None):
         if name in OPS:
             raise AssertionError(f"primitive {name!r} defined twice")
         self.name = name
@@ -57,6 +60,7 @@ class OpDef:
         self.evaluate = evaluate
         self.covers = covers
         self.Attrs = collections.namedtuple(f"{name.replace('.', '_')}_attrs", attrs) if attrs else None
+        self.compile_extra = compile_extra
         OPS[name] = self
 
     def bind(self, args, attrs=()):
