@@ -9,9 +9,9 @@ node no evaluation covers is compiled instead.
 Covered since issue 11: the decompositions (LU, Cholesky, QR, eigh, eig, SVD) and triangular
 solves on the CPU, bit for bit (the same LAPACK routines as jaxlib's custom calls, _ops.lapack_host),
 and fft to rounding (numpy.fft, within 4.1 eps of the largest output magnitude). Complex
-multiply, divide, power, sqrt, log, log1p, tanh and products are covered (XLA's formulas rebuilt
+multiply, divide, power, sqrt, log, log1p, tanh, products and matrix products are covered (XLA's formulas rebuilt
 where numpy's differ beyond rounding, bounds in `_ops.elementwise`/`_complex_math`). Not covered
-today: complex acos/acosh/asin/asinh and complex matrix products, bool arithmetic, and
+today: complex acos/acosh/asin/asinh, bool arithmetic, and
 decompositions on a platform other than the CPU (on an accelerator,
 `_tier_policy.may_interpret` decides). Known differences that remain: float sums, products and dot products
 (summation order) and a * b + c (XLA may contract it into an FMA) agree to rounding, not bit for
