@@ -178,11 +178,44 @@ def _text_hash(text):
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+class _DiskListing:
+    """Whether the on-disk cache directory holds any entry: on a first run (a fresh machine, CI, a
+    benchmark's cold cache) none does, and hashing each new graph's structural key to look for
+    its program (~1-3 us a node) would be wasted. Entries live in subdirectories of the root, so
+    the root's mtime changes whenever one appears or goes: one stat per lookup, the listing again
+    only then. An entry another process writes later is found at the next lookup after it (on a
+    filesystem with coarse timestamps, one written in the tick of the listing may be missed until
+    the root changes again: a lost disk hit, never a wrong program)."""
+    __slots__ = ("root", "mtime", "holds")
+
+    def __init__(self):
+        self.root = self.mtime = None
+        self.holds = True
+
+    def may_hold(self, root):
+        try:
+            mtime = os.stat(root).st_mtime_ns
+        except OSError:  # not created yet: nothing to load
+            return False
+        if root != self.root or mtime != self.mtime:
+            try:
+                names = os.listdir(root)
+            except OSError:
+                return False
+            self.holds = any(os.path.isdir(os.path.join(root, n)) for n in names)
+            self.root, self.mtime = root, mtime
+        return self.holds
+
+
+_disk_listing = _DiskListing()
+
+
 def from_disk(skey, order, leaves, outputs, device):
     """The plain program an earlier process compiled for this graph (on-disk cache), or None.
     Named by its structural key: a graph seen for the first time costs a file lookup, not an
-    emission (only a graph whose key has no exact encoding is emitted to be named)."""
-    if not _config.cache_dir:
+    emission (only a graph whose key has no exact encoding is emitted to be named), and nothing
+    while the cache holds no entry at all (`_DiskListing`)."""
+    if not _config.cache_dir or not _disk_listing.may_hold(_config.cache_dir):
         return None
     path = structural_path(device, skey)
     if path is None:
