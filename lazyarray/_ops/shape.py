@@ -161,8 +161,17 @@ RESHAPE = OpDef("reshape", attrs=("shape",), rule=_reshape_rule,
 
 
 def reshape(x, shape):
+    """A reshape of a pending reshape reshapes its operand (row-major order composes), and one
+    back to the operand's shape is the operand: `c2[None, :]` broadcast against a matrix adds a
+    unit axis that the broadcast drops again, with no node for either."""
     shape = tuple(shape)
-    return x if x.shape == shape else RESHAPE.bind((x,), RESHAPE.Attrs(shape))
+    if x.shape == shape:
+        return x
+    if x.op is RESHAPE:
+        x = x.args[0]
+        if x.shape == shape:
+            return x
+    return RESHAPE.bind((x,), RESHAPE.Attrs(shape))
 
 
 def _transpose_rule(args, a):
