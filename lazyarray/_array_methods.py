@@ -17,7 +17,7 @@ from . import _dtypes as dt
 from . import _ops as ops
 from . import _searching_functions, _statistical_functions, _utility_functions
 from . import _views
-from ._array_object import Array, make_view, strides_of
+from ._array_object import Array, _View, make_view, strides_of
 from ._creation_functions import asarray
 from ._data_type_functions import astype
 from ._elementwise_functions import FUNCTIONS as _ELEMENTWISE, clip
@@ -173,10 +173,19 @@ Array.__setitem__ = setitem
 
 
 # ---------------------------------------------------------------- attributes of the standard
+_SWAP_AXES = _views.Transpose((1, 0))  # (a step holds no state of its own: one for every x.T)
+
+
 def _T(self):
-    if self.ndim != 2:
+    node = self._node
+    if len(node.shape) != 2:
         raise ValueError(f"x.T needs a 2-D array, got {self.ndim}-D; use permute_dims or mT")
-    return permute_dims(self, (1, 0))
+    # permute_dims(self, (1, 0)) without its argument checks: the same view
+    if type(self) is _View:
+        s0, s1 = self._strides
+    else:
+        s0, s1 = node.shape[1] or 1, 1  # (`_views.contiguous_strides` of a matrix)
+    return _View._make(self, _SWAP_AXES, ops.transpose(node, (1, 0)), (s1, s0))
 
 
 Array.T = property(_T, doc="The transpose of a 2-D array.")

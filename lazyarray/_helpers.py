@@ -66,18 +66,60 @@ def binary_operands(x1, x2, fname):
             return binary_operands(*(v.item() if isinstance(v, numeric) else v for v in (x1, x2)), fname)
         bad = x2 if a1 else x1
         raise TypeError(f"{fname}: expected arrays or Python scalars, got {type(bad).__name__}")
-    s1, s2 = n1.shape, n2.shape
-    # 0-D operands stay 0-D: elementwise primitives broadcast them when lowered
-    shape = s1 if (s1 == s2 or not s2) else s2 if not s1 else broadcast_shapes(s1, s2)
     if n1.dtype is not dtype:
         n1 = ops.convert(n1, dtype)
     if n2.dtype is not dtype:
         n2 = ops.convert(n2, dtype)
-    if s1 and s1 != shape:
-        n1 = ops.broadcast_to(n1, shape)
-    if s2 and s2 != shape:
-        n2 = ops.broadcast_to(n2, shape)
+    s1, s2 = n1.shape, n2.shape
+    # 0-D operands stay 0-D: elementwise primitives broadcast them when lowered
+    if s1 == s2 or not s2:
+        return n1, n2, dtype, s1, device
+    if not s1:
+        return n1, n2, dtype, s2, device
+    shape, plan1, plan2 = pair_broadcast(s1, s2)
+    if plan1 is not None:
+        n1 = _apply_broadcast(n1, plan1)
+    if plan2 is not None:
+        n2 = _apply_broadcast(n2, plan2)
     return n1, n2, dtype, shape, device
+
+
+# (s1, s2) -> (shape, plan1, plan2) for two nonempty shapes that differ: a pure function of two
+# tuples of ints (cheap to hash), bounded by emptying. Shapes that do not broadcast raise at
+# every call and are never stored.
+_pair_broadcasts = {}
+_PAIR_BROADCAST_CACHE = 4096
+
+
+def pair_broadcast(s1, s2):
+    """The broadcast shape of s1 and s2 and, for each, how to reach it (`_broadcast_plan`)."""
+    key = (s1, s2)
+    hit = _pair_broadcasts.get(key)
+    if hit is None:
+        shape = broadcast_shapes(s1, s2)
+        hit = (shape, _broadcast_plan(s1, shape), _broadcast_plan(s2, shape))
+        if len(_pair_broadcasts) >= _PAIR_BROADCAST_CACHE:
+            _pair_broadcasts.clear()
+        _pair_broadcasts[key] = hit
+    return hit
+
+
+def _broadcast_plan(s, shape):
+    """None when s is already `shape`, else (the shape without its stretched unit axes, or None
+    when it has none, the broadcast_in_dim dimensions): what `ops.broadcast_to` builds."""
+    if s == shape:
+        return None
+    lead = len(shape) - len(s)
+    keep = tuple(i for i, n in enumerate(s) if n == shape[lead + i])
+    squeezed = tuple(s[i] for i in keep) if len(keep) != len(s) else None
+    return squeezed, shape, tuple(lead + i for i in keep)
+
+
+def _apply_broadcast(node, plan):
+    squeezed, shape, dims = plan
+    if squeezed is not None:
+        node = ops.reshape(node, squeezed)
+    return ops.broadcast_in_dim(node, shape, dims)
 
 
 def _scalar(value, dtype, fname):

@@ -50,6 +50,10 @@ def getitem(x, key, /):
         node = x._node
         if len(node.shape) == 1:
             return _element(x, node, key)
+    if type(key) is tuple and key:
+        view = _unit_axes_view(x, key)
+        if view is not None:
+            return view
     key = _host_arrays_to_ours(key, x)
     items = expand(key, x.ndim)
     if is_basic(items):
@@ -58,6 +62,44 @@ def getitem(x, key, /):
             return Array._wrap(slice_read(x._node, axes, out_shape), x._device)
         return _View._make(x, BasicIndex(axes, out_shape), slice_read(x._node, axes, out_shape), strides)
     return getitem_advanced(x, items)
+
+
+# (x's shape, x's strides or None for a contiguous array, the key's pattern: True for a full
+# slice, None for None) -> the plan of `x[key]`: a pure function of tuples of ints, bounded by
+# emptying. Only keys that index every axis with a full slice and add None axes come here.
+_unit_axes_plans = {}
+_UNIT_AXES_CACHE = 1024
+
+
+def _unit_axes_view(x, key):
+    """x[key] for a key of full slices and None only (`c2[None, :]`, `labels[:, None]`): the
+    view the general path makes (a reshape adding unit axes), without parsing the key; None
+    for any other key (and for a key with too many slices, whose error the general path raises)."""
+    pattern = []
+    for k in key:
+        if k is None:
+            pattern.append(None)
+        elif type(k) is slice and k.start is None and k.stop is None and k.step is None:
+            pattern.append(True)
+        else:
+            return None
+    node = x._node
+    shape = node.shape
+    view_strides = x._strides if type(x) is _View else None
+    cache_key = (shape, view_strides, tuple(pattern))
+    hit = _unit_axes_plans.get(cache_key)
+    if hit is None:
+        if len(pattern) - pattern.count(None) > len(shape):
+            return None
+        axes, out_shape, strides = plan(shape, expand(key, len(shape)), strides_of(x))
+        hit = (axes, out_shape, strides)
+        if len(_unit_axes_plans) >= _UNIT_AXES_CACHE:
+            _unit_axes_plans.clear()
+        _unit_axes_plans[cache_key] = hit
+    axes, out_shape, strides = hit
+    if 0 in out_shape:
+        return _View._make(x, BasicIndex(axes, out_shape), slice_read(node, axes, out_shape), strides)
+    return _View._make(x, BasicIndex(axes, out_shape), ops.reshape(node, out_shape), strides)
 
 
 def _element(x, node, i):

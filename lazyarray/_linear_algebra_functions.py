@@ -23,6 +23,13 @@ def _numeric_pair(x1, x2, fname):
 
 
 def matmul(x1: Array, x2: Array, /) -> Array:
+    if isinstance(x1, Array) and isinstance(x2, Array):
+        a, b = x1._node, x2._node
+        if (len(a.shape) == 2 and len(b.shape) == 2 and a.dtype is b.dtype and a.dtype.kind in "iufc"
+                and x1._device is x2._device and a.shape[1] == b.shape[0]):
+            # the common case: two matrices of one numeric dtype on one device, what the
+            # general path below builds (one dot_general) without its conversions and reshapes
+            return Array._wrap(ops.dot_general(a, b, (), (), (1,), (0,)), x1._device)
     a, b, dtype = _numeric_pair(x1, x2, "matmul")
     if a.shape == () or b.shape == ():
         raise ValueError("matmul: 0-D operands are not allowed; use multiply")
