@@ -133,6 +133,8 @@ def _scalar(value, dtype, fname):
 
 
 def normalize_axis(axis, ndim, fname="axis"):
+    if type(axis) is int and -ndim <= axis < ndim:  # (the common case: no operator.index)
+        return axis % ndim
     try:
         axis = operator.index(axis)
     except TypeError:
@@ -145,6 +147,8 @@ def normalize_axis(axis, ndim, fname="axis"):
 
 def normalize_axes(axis, ndim, fname="axis"):
     """None -> every axis; int or tuple -> sorted unique non-negative axes."""
+    if type(axis) is int and -ndim <= axis < ndim:  # (the common case first)
+        return (axis % ndim,)
     if axis is None:
         return tuple(range(ndim))
     if isinstance(axis, tuple):

@@ -33,12 +33,17 @@ def _sum_dtype(x_dtype, dtype, fname):
 
 def _accumulate(x, axis, dtype, keepdims, kind, fname):
     check_array(x)
-    if x.dtype not in dt.CATEGORIES["numeric"] and x.dtype is not dt.bool:
-        raise TypeError(f"{fname}: expected a numeric array, got {x.dtype}")
-    axes = normalize_axes(axis, x.ndim)
-    out_dtype = _sum_dtype(x.dtype, dtype, fname)
-    node = ops.convert(x._node, out_dtype)
-    return Array._wrap(_keep(ops.reduce(node, axes, kind), axes, keepdims, x.shape), x.device)
+    node = x._node  # (read once: a view's node property checks its base)
+    x_dtype, shape = node.dtype, node.shape
+    if x_dtype not in _ACCUMULABLE:
+        raise TypeError(f"{fname}: expected a numeric array, got {x_dtype}")
+    axes = normalize_axes(axis, len(shape))
+    out_dtype = x_dtype if dtype is None and x_dtype.kind in "fc" else _sum_dtype(x_dtype, dtype, fname)
+    node = ops.convert(node, out_dtype)
+    return Array._wrap(_keep(ops.reduce(node, axes, kind), axes, keepdims, shape), x._device)
+
+
+_ACCUMULABLE = dt.CATEGORIES["numeric"] | {dt.bool}
 
 
 def sum(x: Array, /, *, axis: Axis = None, dtype: DType | None = None, keepdims: bool = False) -> Array:

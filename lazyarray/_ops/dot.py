@@ -10,13 +10,31 @@ from .shape import TRANSPOSE, reshape
 
 def _dot_rule(args, a):
     x, y = args
+    if x.dtype is y.dtype:
+        key = (x.shape, y.shape, a)
+        shape = _dot_shapes.get(key)
+        if shape is None:
+            shape = _dot_shape(x, y, a)
+            if len(_dot_shapes) >= 4096:
+                _dot_shapes.clear()
+            _dot_shapes[key] = shape
+        return shape, x.dtype
+    return _dot_shape(x, y, a), x.dtype
+
+
+# (lhs shape, rhs shape, attrs) -> result shape for operands of one dtype: a pure function of
+# tuples of ints, bounded by emptying (a checked triple only: a bad one raises at every call)
+_dot_shapes = {}
+
+
+def _dot_shape(x, y, a):
     if x.dtype is not y.dtype or len(a.lhs_batch) != len(a.rhs_batch) or len(a.lhs_contract) != len(a.rhs_contract) \
             or any(x.shape[i] != y.shape[j] for i, j in zip(a.lhs_batch + a.lhs_contract, a.rhs_batch + a.rhs_contract)):
         raise AssertionError(f"dot_general of {x.shape} {x.dtype.name} and {y.shape} {y.dtype.name} by {a}")
     shape = tuple(x.shape[i] for i in a.lhs_batch)
     shape += tuple(n for i, n in enumerate(x.shape) if i not in a.lhs_batch and i not in a.lhs_contract)
     shape += tuple(n for i, n in enumerate(y.shape) if i not in a.rhs_batch and i not in a.rhs_contract)
-    return shape, x.dtype
+    return shape
 
 
 def _dims(values):

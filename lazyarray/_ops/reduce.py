@@ -91,9 +91,21 @@ def _region(e, reducer, dtype):
 
 def _reduce_rule(args, a):
     x, = args
-    if list(a.dims) != sorted(set(a.dims)) or any(not 0 <= d < len(x.shape) for d in a.dims):
-        raise AssertionError(f"reduce of {x.shape} over {a.dims}")
-    return tuple(n for i, n in enumerate(x.shape) if i not in a.dims), x.dtype
+    key = (x.shape, a.dims)
+    shape = _reduced_shapes.get(key)
+    if shape is None:
+        if list(a.dims) != sorted(set(a.dims)) or any(not 0 <= d < len(x.shape) for d in a.dims):
+            raise AssertionError(f"reduce of {x.shape} over {a.dims}")
+        shape = tuple(n for i, n in enumerate(x.shape) if i not in a.dims)
+        if len(_reduced_shapes) >= 4096:
+            _reduced_shapes.clear()
+        _reduced_shapes[key] = shape
+    return shape, x.dtype
+
+
+# (operand shape, dims) -> result shape: a pure function of tuples of ints, bounded by emptying
+# (a checked pair only: a bad one raises at every call)
+_reduced_shapes = {}
 
 
 def _lower_reduce(e, node, x):
