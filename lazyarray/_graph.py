@@ -306,12 +306,13 @@ class Plan:
     Outputs can be added in several steps; the walk continues where it stopped. Iterative, so
     deep chains do not hit Python's recursion limit."""
 
-    __slots__ = ("order", "leaves", "sig", "index")
+    __slots__ = ("order", "leaves", "sig", "index", "steps")
 
     def __init__(self, outputs=()):
         if scalar_leaves:  # a sync: later uses of a scalar get new leaves (`scalar_leaf`)
             scalar_leaves.clear()
         self.order, self.leaves, self.sig, self.index = [], [], [], {}
+        self.steps = None  # the interpreter's schedule, when its caller kept one (`_interpret.schedule`)
         self.add(outputs)
 
     def add(self, outputs):
@@ -412,7 +413,31 @@ class Plan:
                     break
 
     def key(self, outputs):
-        return tuple(self.sig) + (tuple([self.index[id(o)] for o in outputs]),)
+        """The structural key: the signature and the outputs' positions (`StructuralKey`)."""
+        sig = self.sig
+        index = self.index
+        sig.append(tuple([index[id(o)] for o in outputs]))
+        try:
+            return StructuralKey(sig)
+        finally:
+            sig.pop()
+
+
+class StructuralKey(tuple):
+    """A plan's structural key: a plain tuple (equal to, and hashing as, the same tuple) that
+    computes its hash once. A sync looks its key up in several dicts (`state.programs`,
+    `state.sightings`, ...), each inside a bigger tuple; a tuple does not cache its hash, and
+    hashing a 50-node signature costs ~1-3 us each time."""
+
+    def __hash__(self):
+        try:
+            return self._hash
+        except AttributeError:
+            h = self._hash = tuple.__hash__(self)
+            return h
+
+    def __reduce__(self):  # (pickled as the plain tuple it equals)
+        return (tuple, (tuple(self),))
 
 
 def split_leaves(leaves):

@@ -26,7 +26,26 @@ import numpy as np
 from ._graph import Plan
 from ._ops.core import node_value
 
-__all__ = ["supports", "interpret"]
+__all__ = ["supports", "interpret", "schedule"]
+
+
+try:  # numpy 2 keeps its error state in a context variable: setting it costs ~0.2 us, np.errstate ~2 us
+    from numpy._core._ufunc_config import _extobj_contextvar as _np_errors
+    with np.errstate(all="ignore"):
+        _IGNORE = _np_errors.get()
+
+    def _quiet():
+        return _np_errors.set(_IGNORE)
+
+    _loud = _np_errors.reset
+except (ImportError, AttributeError):  # (where it lives elsewhere: np.errstate)
+    def _quiet():
+        ctx = np.errstate(all="ignore")
+        ctx.__enter__()
+        return ctx
+
+    def _loud(ctx):
+        ctx.__exit__(None, None, None)
 
 
 def supports(order) -> bool:
@@ -34,37 +53,52 @@ def supports(order) -> bool:
     return all(node.op.interpretable(node) for node in order)
 
 
-def interpret(order, leaves, outputs, plan=None):
-    """Evaluate the graph; one numpy array per output, of exactly its node's shape and dtype.
-    `plan` (the `_graph.Plan` that walked it, when the caller has one) lends its signature: every
-    node's position and its operands' positions, so no node is looked up by id here."""
-    if plan is None or plan.order is not order or plan.leaves is not leaves:
-        plan = Plan(outputs)  # (the same walk: its order holds exactly the nodes of `order`)
-        order, leaves = plan.order, plan.leaves
+def schedule(plan, outputs):
+    """What `interpret` needs besides the values, a function of the graph's structural key alone
+    (a caller that interprets one graph again keeps it: `_tier_policy.Sighting`): the outputs'
+    positions, and for each position the operand positions whose value is dropped once that
+    position's node is evaluated (their last use: a large graph's intermediates would otherwise
+    all be alive at its end, hundreds of MB for the graphs `_tier_policy.interpreting_pays`
+    admits)."""
     sig, index = plan.sig, plan.index
     n = len(sig)
-    # a value is dropped after its last use (a large graph's intermediates would otherwise all
-    # be alive at its end: hundreds of MB for the graphs `_tier_policy.interpreting_pays` admits)
     last_use = [0] * n
     for p, entry in enumerate(sig):
         if len(entry) == 5:
             for a in entry[4]:
                 last_use[a] = p
-    out_pos = [index[id(o)] for o in outputs]
+    out_pos = tuple([index[id(o)] for o in outputs])
     for p in out_pos:
         last_use[p] = n
-    vals = [None] * n
+    frees = [()] * n
+    for a, p in enumerate(last_use):
+        if a < p < n and len(sig[p]) == 5:
+            frees[p] += (a,)
+    return out_pos, frees
+
+
+def interpret(order, leaves, outputs, plan=None):
+    """Evaluate the graph; one numpy array per output, of exactly its node's shape and dtype.
+    `plan` (the `_graph.Plan` that walked it, when the caller has one) lends its signature: every
+    node's position and its operands' positions, so no node is looked up by id here, and its
+    `steps` when the caller set them (this graph's `schedule`, kept from an earlier run)."""
+    if plan is None or plan.order is not order or plan.leaves is not leaves:
+        plan = Plan(outputs)  # (the same walk: its order holds exactly the nodes of `order`)
+        order, leaves = plan.order, plan.leaves
+    sig, steps = plan.sig, plan.steps
+    out_pos, frees = schedule(plan, outputs) if steps is None else steps
+    vals = [None] * len(sig)
     ndarray = np.ndarray
     next_leaf = iter(leaves).__next__
     next_node = iter(order).__next__
-    with np.errstate(all="ignore"):
+    quiet = _quiet()  # (numpy's floating-point warnings off, as np.errstate(all="ignore"))
+    try:
         for p, entry in enumerate(sig):
             if len(entry) != 5:
                 vals[p] = leaf_value(next_leaf())
                 continue
             node = next_node()
-            apos = entry[4]
-            v = node.op.evaluate(node, *[vals[a] for a in apos])
+            v = node.op.evaluate(node, *[vals[a] for a in entry[4]])
             # node_value's checks, inline: the evaluation gave an array of the node's dtype
             # and shape (the common case costs two compares)
             if type(v) is not ndarray or v.dtype is not node.dtype.np:
@@ -72,9 +106,10 @@ def interpret(order, leaves, outputs, plan=None):
             elif v.shape != node.shape:
                 raise AssertionError(f"interpreter: {node} evaluated to shape {v.shape}, expected {node.shape}")
             vals[p] = v
-            for a in apos:
-                if last_use[a] == p:
-                    vals[a] = None
+            for a in frees[p]:
+                vals[a] = None
+    finally:
+        _loud(quiet)
     out = []
     for o, p in zip(outputs, out_pos):
         v = vals[p]

@@ -67,7 +67,7 @@ def run(plan, outputs, device, site):
                 compiled = state.programs.get(key)
         if compiled is None and layout is None and _tier_policy.may_interpret(device, plan, outputs):
             # (on an accelerator only while the host-device copies cost less than a compile)
-            compiled = _tier_policy.serve(skey, plan, outputs, device, site)
+            compiled = _tier_policy.serve(skey, plan, outputs, device, site, key)
             if compiled is _tier_policy.INTERPRETED:
                 return
         if compiled is None:  # (a plain program: donating variants compile in the background)

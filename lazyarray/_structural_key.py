@@ -27,6 +27,7 @@ import sys
 import numpy as np
 
 from ._dtypes import DType
+from ._graph import StructuralKey
 from ._ops.core import OPS, OpDef
 from ._ops.loop import Body
 
@@ -41,7 +42,7 @@ def encode(key) -> bytes:
     """The bytes of a structural key (`Plan.key`, or any value of the types below), equal across
     processes for equal keys."""
     out = []
-    if type(key) is tuple:  # a key's entries, one per node and leaf: the fast path first
+    if type(key) is tuple or type(key) is StructuralKey:  # a key's entries, one per node and leaf: the fast path first
         out.append(f"({len(key)}")
         for entry in key:
             if not _node_entry(entry, out):
@@ -100,7 +101,7 @@ def _str(s):
 
 def _enc(v, out):
     t = type(v)
-    if t is tuple or (isinstance(v, tuple) and hasattr(t, "_fields")):  # a namedtuple: its op's Attrs
+    if t is tuple or t is StructuralKey or (isinstance(v, tuple) and hasattr(t, "_fields")):  # a namedtuple: its op's Attrs
         out.append(f"({len(v)}")
         for x in v:
             _enc(x, out)

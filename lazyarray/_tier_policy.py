@@ -55,13 +55,14 @@ ACCELERATOR_COMPILE_RATIO = 10.0
 
 class Sighting:
     """A graph the interpreter serves: how often and how long, and its background compile."""
-    __slots__ = ("runs", "future", "seconds", "pinned")
+    __slots__ = ("runs", "future", "seconds", "pinned", "steps")
 
     def __init__(self, pinned):
         self.runs = 0
         self.future = None   # of its background compile; COMPILE_FAILED: interpret it for good
         self.seconds = 0.0   # spent interpreting it
         self.pinned = pinned  # never compiled: its values stay the interpreter's (keeps_host_values)
+        self.steps = None    # the interpreter's schedule of this graph (`_interpret.schedule`)
 
 
 COMPILE_FIXED, COMPILE_PER_NODE = 0.025, 0.001  # seconds: compile_estimate's terms
@@ -139,14 +140,17 @@ def fetch_inputs(leaves):
             metrics.bytes_to_host += value.nbytes
 
 
-def serve(skey, plan, outputs, device, site):
+def serve(skey, plan, outputs, device, site, plain_key=None):
     """Run a graph with no cached program in the interpreter, starting its background compile
     when the rule above says so. Returns INTERPRETED when the outputs were computed (and
-    realized on the host), the compiled program when one is ready, or None to compile now."""
-    plain_key = program_key(device, skey)
-    compiled = state.programs.get(plain_key)
-    if compiled is not None:
-        return compiled
+    realized on the host), the compiled program when one is ready, or None to compile now.
+    `plain_key`: the graph's `program_key` (no donated outputs), already looked up in
+    `state.programs` and missed (`_run_program.run`)."""
+    if plain_key is None:
+        plain_key = program_key(device, skey)
+        compiled = state.programs.get(plain_key)
+        if compiled is not None:
+            return compiled
     sightings = state.sightings
     tkey = (device.id, skey)
     entry = sightings.get(tkey)
@@ -176,6 +180,10 @@ def serve(skey, plan, outputs, device, site):
     try:
         if not on_host:  # (the copies count in what interpreting this graph costs)
             fetch_inputs(plan.leaves)
+        steps = entry.steps
+        if steps is None:
+            steps = entry.steps = _interpret.schedule(plan, outputs)
+        plan.steps = steps
         values = _interpret.interpret(plan.order, plan.leaves, outputs, plan)
     except Exception as exc:  # an interpreter bug must not fail the user's program: compile it
         note_interpreter_error(site, exc)
@@ -189,12 +197,13 @@ def serve(skey, plan, outputs, device, site):
     metrics.interpreted += 1
     entry.runs += 1
     entry.seconds += seconds
-    estimate = compile_estimate(plan.order)
-    if not on_host:
-        estimate *= ACCELERATOR_COMPILE_RATIO
-    if future is None and not entry.pinned and entry.runs >= _config.interpret_first and entry.seconds >= estimate:
-        # emitted before the nodes turn into leaves
-        entry.future = compile_program(plain_key, plan.order, plan.leaves, outputs, device, site, background=True)
+    if future is None and not entry.pinned and entry.runs >= _config.interpret_first:
+        estimate = compile_estimate(plan.order)  # (a walk over the nodes: only once it may decide)
+        if not on_host:
+            estimate *= ACCELERATOR_COMPILE_RATIO
+        if entry.seconds >= estimate:
+            # emitted before the nodes turn into leaves
+            entry.future = compile_program(plain_key, plan.order, plan.leaves, outputs, device, site, background=True)
     if _checks.pending:  # a failed check raises here, before anything is realized
         _checks.verify(outputs, values)
     for node, value in zip(outputs, values):
