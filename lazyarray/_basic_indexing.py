@@ -207,6 +207,8 @@ def write_basic(x, key, vnode):
 
 
 def check_assignable(value_shape, target_shape):
+    if not value_shape or value_shape == target_shape:  # (the common cases first)
+        return
     try:
         ok = broadcast_shapes(value_shape, target_shape) == tuple(target_shape)
     except ValueError:

@@ -50,10 +50,9 @@ def getitem(x, key, /):
         node = x._node
         if len(node.shape) == 1:
             return _element(x, node, key)
-    if type(key) is tuple and key:
-        view = _unit_axes_view(x, key)
-        if view is not None:
-            return view
+    pattern = _pattern(key)
+    if pattern is not None:
+        return _basic_read(x, key, pattern)
     key = _host_arrays_to_ours(key, x)
     items = expand(key, x.ndim)
     if is_basic(items):
@@ -64,42 +63,64 @@ def getitem(x, key, /):
     return getitem_advanced(x, items)
 
 
-# (x's shape, x's strides or None for a contiguous array, the key's pattern: True for a full
-# slice, None for None) -> the plan of `x[key]`: a pure function of tuples of ints, bounded by
-# emptying. Only keys that index every axis with a full slice and add None axes come here.
-_unit_axes_plans = {}
-_UNIT_AXES_CACHE = 1024
+_FULL = ":"  # a full slice in a key's pattern
 
 
-def _unit_axes_view(x, key):
-    """x[key] for a key of full slices and None only (`c2[None, :]`, `labels[:, None]`): the
-    view the general path makes (a reshape adding unit axes), without parsing the key; None
-    for any other key (and for a key with too many slices, whose error the general path raises)."""
-    pattern = []
+def _pattern(key):
+    """A hashable image of a key made only of Python ints, None and slices of Python ints (the
+    keys of most code: `c[k]`, `x[:, k]`, `c2[None, :]`), from which the key can be rebuilt; None
+    for any other key. (Slices are unhashable before Python 3.12, and True == 1 as a key.)"""
+    if type(key) is int:
+        return (key,)
+    if type(key) is not tuple:
+        return None
+    out = []
     for k in key:
-        if k is None:
-            pattern.append(None)
-        elif type(k) is slice and k.start is None and k.stop is None and k.step is None:
-            pattern.append(True)
+        if k is None or type(k) is int:
+            out.append(k)
+        elif type(k) is slice:
+            start, stop, step = k.start, k.stop, k.step
+            if start is None and stop is None and step is None:
+                out.append(_FULL)
+            elif all(v is None or type(v) is int for v in (start, stop, step)):
+                out.append((start, stop, step))
+            else:
+                return None
         else:
             return None
+    return tuple(out)
+
+
+# What a basic key does to an array, memoized: a pure function of tuples of ints (the array's
+# shape, a view's strides, the key's pattern), bounded by emptying. A key that raises is never
+# stored, so it raises again at every call, from the same code as the general path.
+_read_plans = {}   # (shape, view strides or None, pattern) -> (axes, out_shape, strides, copy)
+_write_plans = {}  # (shape, pattern) -> (axes, out_shape)
+_PLAN_CACHE = 4096
+
+
+def _store(cache, key, value):
+    if len(cache) >= _PLAN_CACHE:
+        cache.clear()
+    cache[key] = value
+
+
+def _basic_read(x, key, pattern):
+    """x[key] for a key with a pattern: the general path's result (a view, or a copy when an
+    integer indexes every axis), with its plan looked up."""
     node = x._node
-    shape = node.shape
     view_strides = x._strides if type(x) is _View else None
-    cache_key = (shape, view_strides, tuple(pattern))
-    hit = _unit_axes_plans.get(cache_key)
+    cache_key = (node.shape, view_strides, pattern)
+    hit = _read_plans.get(cache_key)
     if hit is None:
-        if len(pattern) - pattern.count(None) > len(shape):
-            return None
-        axes, out_shape, strides = plan(shape, expand(key, len(shape)), strides_of(x))
-        hit = (axes, out_shape, strides)
-        if len(_unit_axes_plans) >= _UNIT_AXES_CACHE:
-            _unit_axes_plans.clear()
-        _unit_axes_plans[cache_key] = hit
-    axes, out_shape, strides = hit
-    if 0 in out_shape:
-        return _View._make(x, BasicIndex(axes, out_shape), slice_read(node, axes, out_shape), strides)
-    return _View._make(x, BasicIndex(axes, out_shape), ops.reshape(node, out_shape), strides)
+        items = expand(key, len(node.shape))
+        axes, out_shape, strides = plan(node.shape, items, strides_of(x))
+        hit = (axes, out_shape, strides, all_integers(key, items))
+        _store(_read_plans, cache_key, hit)
+    axes, out_shape, strides, copy = hit
+    if copy:
+        return Array._wrap(slice_read(node, axes, out_shape), x._device)
+    return _View._make(x, BasicIndex(axes, out_shape), slice_read(node, axes, out_shape), strides)
 
 
 def _element(x, node, i):
@@ -166,13 +187,21 @@ def setitem(x, key, value, /):
     # its current one would first read it again from a base written since (two nodes per write
     # into a view, each element of a diagonal written through `covariances[k, :, :]`)
     meta = x._pending_node() if type(x) is _View else x._node
-    key = _host_arrays_to_ours(key, x)
-    items = expand(key, len(meta.shape))
-    vnode = _value_node(x, meta.dtype, value)
-    if not is_basic(items):
-        with _views.write_lock:
-            return setitem_advanced(x, items, vnode)
-    axes, out_shape, _ = plan(meta.shape, items)
+    pattern = _pattern(key)
+    hit = None if pattern is None else _write_plans.get((meta.shape, pattern))
+    if hit is None:
+        key = _host_arrays_to_ours(key, x)
+        items = expand(key, len(meta.shape))
+        vnode = _value_node(x, meta.dtype, value)
+        if not is_basic(items):
+            with _views.write_lock:
+                return setitem_advanced(x, items, vnode)
+        axes, out_shape, _ = plan(meta.shape, items)
+        if pattern is not None:
+            _store(_write_plans, (meta.shape, pattern), (axes, out_shape))
+    else:  # (a key seen at this shape: its checks passed then, and the value's come first)
+        vnode = _value_node(x, meta.dtype, value)
+        axes, out_shape = hit
     check_assignable(vnode.shape, out_shape)
     if 0 in out_shape:
         return
