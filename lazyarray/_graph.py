@@ -328,15 +328,33 @@ class Plan:
             """Recursive post-order walk of a node without a position: the fast path for graphs
             of ordinary depth (a closure over the lists: ~40% cheaper than a method, and this
             runs at every sync; operands with a position are read here, not visited)."""
-            if node.op is None:
-                sig.append((node.shape, node.dtype, node.buffer is None and not node.shape))
+            op = node.op
+            if op is None:
+                shape = node.shape
+                sig.append((shape, node.dtype, node.buffer is None and not shape))
                 leaves.append(node)
             else:
-                positions = []
-                for a in node.args:
+                args = node.args
+                if len(args) == 2:  # (the commonest: a binary op, without the list)
+                    a, b = args
                     i = get(id(a))
-                    positions.append(visit(a) if i is None else i)
-                sig.append((node.op, node.attrs, node.shape, node.dtype, tuple(positions)))
+                    if i is None:
+                        i = visit(a)
+                    j = get(id(b))
+                    if j is None:
+                        j = visit(b)
+                    positions = (i, j)
+                elif len(args) == 1:
+                    a = args[0]
+                    i = get(id(a))
+                    positions = (visit(a) if i is None else i,)
+                else:
+                    positions = []
+                    for a in args:
+                        i = get(id(a))
+                        positions.append(visit(a) if i is None else i)
+                    positions = tuple(positions)
+                sig.append((op, node.attrs, node.shape, node.dtype, positions))
                 order.append(node)
             i = index[id(node)] = len(sig) - 1
             return i
