@@ -25,11 +25,20 @@ def _numeric_pair(x1, x2, fname):
 def matmul(x1: Array, x2: Array, /) -> Array:
     if isinstance(x1, Array) and isinstance(x2, Array):
         a, b = x1._node, x2._node
-        if (len(a.shape) == 2 and len(b.shape) == 2 and a.dtype is b.dtype and a.dtype.kind in "iufc"
-                and x1._device is x2._device and a.shape[1] == b.shape[0]):
-            # the common case: two matrices of one numeric dtype on one device, what the
-            # general path below builds (one dot_general) without its conversions and reshapes
-            return Array._wrap(ops.dot_general(a, b, (), (), (1,), (0,)), x1._device)
+        sa, sb = a.shape, b.shape
+        if (0 < len(sa) <= 2 and 0 < len(sb) <= 2 and a.dtype is b.dtype and a.dtype.kind in "iufc"
+                and x1._device is x2._device and sa[-1] == sb[0]):
+            # the common cases: matrices and vectors of one numeric dtype on one device, what
+            # the general path below builds without its checks' conversions and broadcasts
+            if len(sa) == 2 and len(sb) == 2:
+                return Array._wrap(ops.dot_general(a, b, (), (), (1,), (0,)), x1._device)
+            if len(sa) == 1:
+                a = ops.reshape(a, (1,) + sa)
+            if len(sb) == 1:
+                b = ops.reshape(b, sb + (1,))
+            out = ops.dot_general(a, b, (), (), (1,), (0,))
+            shape = sa[:-1] + sb[1:]  # (the vector's axis dropped again)
+            return Array._wrap(ops.reshape(out, shape), x1._device)
     a, b, dtype = _numeric_pair(x1, x2, "matmul")
     if a.shape == () or b.shape == ():
         raise ValueError("matmul: 0-D operands are not allowed; use multiply")

@@ -146,3 +146,15 @@ def test_reductions_with_axes(axis):
             xp.sum(x, axis=2)
         with pytest.raises(TypeError, match="integer"):
             xp.sum(x, axis=1.0)
+
+
+@pytest.mark.parametrize("s1,s2", [((5, 3), (3,)), ((3,), (3, 4)), ((3,), (3,)), ((1, 3), (3,)), ((3,), (3, 1))])
+def test_matmul_vectors_match_numpy(s1, s2):
+    a, b = RNG.standard_normal(s1), RNG.standard_normal(s2)
+    got = _np(xp.asarray(a) @ xp.asarray(b))
+    assert got.shape == (a @ b).shape
+    np.testing.assert_allclose(got, a @ b, rtol=1e-12)
+    if a.ndim == 2:  # a transposed view as the left operand
+        np.testing.assert_allclose(_np(xp.asarray(a.T.copy()).T @ xp.asarray(b)), a @ b, rtol=1e-12)
+    with pytest.raises(ValueError, match="contracted dimensions"):
+        xp.asarray(a) @ xp.ones(7)
