@@ -120,7 +120,7 @@ def _realize_program(targets, device, cause):
         plan = Plan(targets)
         pending.nodes_since_sync = 0
         outputs = targets
-        extra = _overlapping(plan.order, candidates) if candidates else None
+        extra = _overlapping(plan.index, candidates) if candidates else None
         if extra:
             outputs = _unique(targets + extra)
             plan.add(extra)  # the walk goes on from where the targets left it
@@ -213,13 +213,13 @@ def _unique(nodes):
     return out
 
 
-def _overlapping(order, candidates):
-    """Candidates whose pending graph shares a computed node with the targets' graph (whose
-    topological order is `order`). Computing them now (they would need the same work later)
-    keeps a loop's graphs from growing."""
+def _overlapping(in_target, candidates):
+    """Candidates whose pending graph shares a computed node with the targets' graph (`in_target`:
+    holds the id of each of its nodes, the plan's `index`; only computed nodes are looked up).
+    Computing them now (they would need the same work later) keeps a loop's graphs from
+    growing."""
     if not candidates:
         return []
-    in_target = {id(n) for n in order}
     known_disjoint = set()
     found = []
     for cand in candidates:
