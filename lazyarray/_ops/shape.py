@@ -45,6 +45,14 @@ def constant(value, dtype, shape=()):
     """A value baked into the program (and its key): only for structural constants such as the 0
     of a comparison or the fill of zeros(), never for user data. A scalar fill is one 0-D
     literal broadcast, never a host array of `shape`."""
+    if type(value) is int and not shape:  # (order keys' 0 and bounds: memoized attributes)
+        attrs = _int_constants.get((value, dtype))
+        if attrs is None:
+            attrs = CONSTANT.Attrs(np.asarray(value, dtype=dtype.np).tobytes(), (), dtype)
+            if len(_int_constants) >= 1024:
+                _int_constants.clear()
+            _int_constants[(value, dtype)] = attrs
+        return CONSTANT.bind((), attrs)
     value = np.asarray(value, dtype=dtype.np)
     shape = tuple(shape)
     if value.ndim == 0 and shape:
@@ -55,6 +63,11 @@ def constant(value, dtype, shape=()):
     if flat.size > 1 and (flat.view(np.uint8).reshape(flat.size, -1) == flat.view(np.uint8)[:flat.itemsize]).all():
         return broadcast_in_dim(constant(flat[0], dtype), shape, ())
     return CONSTANT.bind((), CONSTANT.Attrs(flat.tobytes(), shape, dtype))
+
+
+# (Python int, dtype) -> a 0-D constant's attributes: a pure function, bounded by emptying; an
+# int the dtype cannot hold raises in np.asarray at every call and is never stored
+_int_constants = {}
 
 
 def full(value, like):
