@@ -94,6 +94,16 @@ def run(targets):
     for t in targets:  # (a large output: not a small read; decided before any set-up)
         if _size(t) > SMALL:
             return False
+    first = targets[0]
+    op = first.op
+    if op is not None and _size(first):
+        # the first op `_Evaluator.whole` checks, before it evaluates anything: an op this path
+        # does not take (a float sum: the commonest read of a larger graph) fails the read here,
+        # without the evaluator's set-up (a nonempty node is checked whole or at an index; an
+        # empty one may be computed with no check)
+        cond = EXACT.get(op, False)
+        if cond is False or (cond is not None and not cond(first)) or not op.interpretable(first):
+            return False
     ev = _Evaluator(_config.verify)
     quiet = _quiet()  # (numpy's floating-point warnings off, as in the interpreter tier)
     try:
