@@ -454,9 +454,6 @@ class StructuralKey(tuple):
             h = self._hash = tuple.__hash__(self)
             return h
 
-    def __reduce__(self):  # (pickled as the plain tuple it equals)
-        return (tuple, (tuple(self),))
-
 
 def split_leaves(leaves):
     """Leaves on the device (one parameter each), and host scalars (Python scalars, 0-D host
