@@ -247,11 +247,9 @@ def _mask_select(x, items, value):
         return False
     if math.prod(region.shape) == 0 or mask.size == 0:
         return True  # nothing selected
-    if value.shape:
-        upd = ops.reshape(ops.broadcast_to(value, one), lead + (1,) * k + rest)
-        upd = ops.broadcast_to(upd, region.shape)
-    else:  # a scalar (`x[x == m] = -inf`): select takes it 0-D, no broadcast nodes
-        upd = value
+    # (the value broadcast to the region, a scalar too: see test_view_writes' masked scalar write)
+    upd = ops.reshape(ops.broadcast_to(value, one), lead + (1,) * k + rest)
+    upd = ops.broadcast_to(upd, region.shape)
     pred = ops.reshape(mask._node, (1,) * a + mask.shape + (1,) * len(rest))
     pred = ops.broadcast_to(pred, region.shape)
     write_basic(x, basic, ops.select(pred, upd, region))
