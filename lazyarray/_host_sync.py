@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _checks, _config, _verify
-from ._interpret import leaf_value
+from ._interpret import leaf_value, numpy_errors_loud as _loud, numpy_errors_quiet as _quiet
 from . import _ops as ops
 from ._graph import pending
 from ._metrics import metrics
@@ -171,25 +171,6 @@ def run_leaf_op(node):
     metrics.host_syncs += 1
     metrics.host_sync_ops += 1
     return v
-
-
-try:  # numpy 2 keeps its error state in a context variable: setting it costs ~0.2 us, np.errstate ~2 us
-    from numpy._core._ufunc_config import _extobj_contextvar as _np_errors
-    with np.errstate(all="ignore"):
-        _IGNORE = _np_errors.get()
-
-    def _quiet():
-        return _np_errors.set(_IGNORE)
-
-    _loud = _np_errors.reset
-except (ImportError, AttributeError):  # (where it lives elsewhere: np.errstate)
-    def _quiet():
-        ctx = np.errstate(all="ignore")
-        ctx.__enter__()
-        return ctx
-
-    def _loud(ctx):
-        ctx.__exit__(None, None, None)
 
 
 def _size(node):

@@ -48,6 +48,10 @@ except (ImportError, AttributeError):  # (where it lives elsewhere: np.errstate)
         ctx.__exit__(None, None, None)
 
 
+# (also the small host reads', `_host_sync`: numpy's floating-point warnings off while evaluating)
+numpy_errors_quiet, numpy_errors_loud = _quiet, _loud
+
+
 def supports(order) -> bool:
     """True when every computed node of `order` has a host evaluation that covers it."""
     return all(node.op.interpretable(node) for node in order)
