@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _checks, _config, _verify
-from ._interpret import leaf_value, numpy_errors_loud as _loud, numpy_errors_quiet as _quiet
+from ._interpret import leaf_value, numpy_errors_loud, numpy_errors_quiet
 from . import _ops as ops
 from ._graph import pending
 from ._metrics import metrics
@@ -105,13 +105,13 @@ def run(targets):
         if cond is False or (cond is not None and not cond(first)) or not op.interpretable(first):
             return False
     ev = _Evaluator(_config.verify)
-    quiet = _quiet()  # (numpy's floating-point warnings off, as in the interpreter tier)
+    quiet = numpy_errors_quiet()  # (numpy's floating-point warnings off, as in the interpreter tier)
     try:
         values = [ev.whole(targets[0])] if len(targets) == 1 else [ev.whole(t) for t in targets]
     except Exception:  # noqa: BLE001 - not one for this path, or an error the usual path reports
         return False
     finally:
-        _loud(quiet)
+        numpy_errors_loud(quiet)
     if ev.seen is not None:  # the graph verifier: before anything is realized
         _verify.verify(ev.order, ev.leaves)
     # (the live pending arrays are found through the targets' component, before it is dropped)
@@ -155,11 +155,11 @@ def run_leaf_op(node):
         if op in _SILENT:
             r = op.evaluate(node, *values)
         else:
-            quiet = _quiet()
+            quiet = numpy_errors_quiet()
             try:
                 r = op.evaluate(node, *values)
             finally:
-                _loud(quiet)
+                numpy_errors_loud(quiet)
     except Exception:  # noqa: BLE001 - the usual path reports it, at this same call
         return None
     v = np.array(r, dtype=node.dtype.np)  # (a copy: the node's own C-contiguous memory)

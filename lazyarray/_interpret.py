@@ -34,22 +34,20 @@ try:  # numpy 2 keeps its error state in a context variable: setting it costs ~0
     with np.errstate(all="ignore"):
         _IGNORE = _np_errors.get()
 
-    def _quiet():
+    def numpy_errors_quiet():
+        """numpy's floating-point warnings off (here and in `_host_sync`'s small reads); returns
+        the token `numpy_errors_loud` takes to restore them."""
         return _np_errors.set(_IGNORE)
 
-    _loud = _np_errors.reset
+    numpy_errors_loud = _np_errors.reset
 except (ImportError, AttributeError):  # (where it lives elsewhere: np.errstate)
-    def _quiet():
+    def numpy_errors_quiet():
         ctx = np.errstate(all="ignore")
         ctx.__enter__()
         return ctx
 
-    def _loud(ctx):
+    def numpy_errors_loud(ctx):
         ctx.__exit__(None, None, None)
-
-
-# (also the small host reads', `_host_sync`: numpy's floating-point warnings off while evaluating)
-numpy_errors_quiet, numpy_errors_loud = _quiet, _loud
 
 
 def supports(order) -> bool:
@@ -95,7 +93,7 @@ def interpret(order, leaves, outputs, plan=None):
     ndarray = np.ndarray
     next_leaf = iter(leaves).__next__
     next_node = iter(order).__next__
-    quiet = _quiet()  # (numpy's floating-point warnings off, as np.errstate(all="ignore"))
+    quiet = numpy_errors_quiet()  # (as np.errstate(all="ignore"))
     try:
         for p, entry in enumerate(sig):
             if len(entry) != 5:
@@ -105,15 +103,13 @@ def interpret(order, leaves, outputs, plan=None):
             v = node.op.evaluate(node, *[vals[a] for a in entry[4]])
             # node_value's checks, inline: the evaluation gave an array of the node's dtype
             # and shape (the common case costs two compares)
-            if type(v) is not ndarray or v.dtype is not node.dtype.np:
+            if type(v) is not ndarray or v.dtype is not node.dtype.np or v.shape != node.shape:
                 v = node_value(v, node)
-            elif v.shape != node.shape:
-                raise AssertionError(f"interpreter: {node} evaluated to shape {v.shape}, expected {node.shape}")
             vals[p] = v
             for a in frees[p]:
                 vals[a] = None
     finally:
-        _loud(quiet)
+        numpy_errors_loud(quiet)
     out = []
     for o, p in zip(outputs, out_pos):
         v = vals[p]

@@ -55,7 +55,7 @@ ACCELERATOR_COMPILE_RATIO = 10.0
 
 class Sighting:
     """A graph the interpreter serves: how often and how long, and its background compile."""
-    __slots__ = ("runs", "future", "seconds", "pinned", "steps")
+    __slots__ = ("runs", "future", "seconds", "pinned", "steps", "estimate")
 
     def __init__(self, pinned):
         self.runs = 0
@@ -63,6 +63,7 @@ class Sighting:
         self.seconds = 0.0   # spent interpreting it
         self.pinned = pinned  # never compiled: its values stay the interpreter's (keeps_host_values)
         self.steps = None    # the interpreter's schedule of this graph (`_interpret.schedule`)
+        self.estimate = None  # its compile's seconds (`compile_estimate`), once it may decide
 
 
 COMPILE_FIXED, COMPILE_PER_NODE = 0.025, 0.001  # seconds: compile_estimate's terms
@@ -198,9 +199,9 @@ def serve(skey, plan, outputs, device, site, plain_key=None):
     entry.runs += 1
     entry.seconds += seconds
     if future is None and not entry.pinned and entry.runs >= _config.interpret_first:
-        estimate = compile_estimate(plan.order)  # (a walk over the nodes: only once it may decide)
-        if not on_host:
-            estimate *= ACCELERATOR_COMPILE_RATIO
+        estimate = entry.estimate
+        if estimate is None:  # (a walk over the nodes: once, when it may first decide)
+            estimate = entry.estimate = compile_estimate(plan.order) * (1.0 if on_host else ACCELERATOR_COMPILE_RATIO)
         if entry.seconds >= estimate:
             # emitted before the nodes turn into leaves
             entry.future = compile_program(plain_key, plan.order, plan.leaves, outputs, device, site, background=True)
