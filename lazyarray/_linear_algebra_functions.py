@@ -30,15 +30,10 @@ def matmul(x1: Array, x2: Array, /) -> Array:
                 and x1._device is x2._device and sa[-1] == sb[0]):
             # the common cases: matrices and vectors of one numeric dtype on one device, what
             # the general path below builds without its checks' conversions and broadcasts
-            if len(sa) == 2 and len(sb) == 2:
-                return Array._wrap(ops.dot_general(a, b, (), (), (1,), (0,)), x1._device)
-            if len(sa) == 1:
-                a = ops.reshape(a, (1,) + sa)
-            if len(sb) == 1:
-                b = ops.reshape(b, sb + (1,))
-            out = ops.dot_general(a, b, (), (), (1,), (0,))
-            shape = sa[:-1] + sb[1:]  # (the vector's axis dropped again)
-            return Array._wrap(ops.reshape(out, shape), x1._device)
+            # a vector operand is contracted as it is (dot_general's result axes are x's free
+            # axes, then y's: matmul's with the vector's axis dropped), not reshaped to a matrix
+            # and back: one node instead of three (logistic regression's X @ w, X.T @ r)
+            return Array._wrap(ops.dot_general(a, b, (), (), (len(sa) - 1,), (0,)), x1._device)
     a, b, dtype = _numeric_pair(x1, x2, "matmul")
     if a.shape == () or b.shape == ():
         raise ValueError("matmul: 0-D operands are not allowed; use multiply")

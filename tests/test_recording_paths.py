@@ -1,0 +1,81 @@
+"""Recording paths that build fewer nodes (issue 11, targets 4 and 5): each test compares the
+value with numpy in both tiers (interpreted at first sight, and compiled), and checks the graph
+it recorded (how many nodes a call adds to the pending graph), never a timing."""
+import numpy as np
+import pytest
+
+import lazyarray as xp
+from lazyarray import _config
+from lazyarray._graph import pending
+
+
+@pytest.fixture(params=["interpreted", "compiled"])
+def tier(request, monkeypatch):
+    """The numpy tier (a graph seen once) or XLA's (every graph compiles at first sight)."""
+    monkeypatch.setattr(_config, "interpret_first", 2 if request.param == "interpreted" else 0)
+    return request.param
+
+
+def _recorded(fn):
+    """fn()'s result and how many nodes it recorded."""
+    before = pending.nodes_since_sync
+    out = fn()
+    return out, pending.nodes_since_sync - before
+
+
+def _close(a, b, dtype):
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(np.asarray(a), b, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_matmul_with_vectors_is_one_node(tier, dtype):
+    rng = np.random.default_rng(1)
+    X_np = rng.standard_normal((7, 5)).astype(dtype)
+    w_np = rng.standard_normal(5).astype(dtype)
+    r_np = rng.standard_normal(7).astype(dtype)
+    M_np = rng.standard_normal((5, 3)).astype(dtype)
+    X, w, r, M = (xp.asarray(a) for a in (X_np, w_np, r_np, M_np))
+    cases = [
+        (lambda: X @ w, X_np @ w_np),            # matrix-vector
+        (lambda: r @ X, r_np @ X_np),            # vector-matrix
+        (lambda: w @ w, w_np @ w_np),            # inner product: 0-D
+        (lambda: xp.matmul(w, M), w_np @ M_np),
+    ]
+    for fn, want in cases:
+        got, nodes = _recorded(fn)
+        assert nodes == 1
+        assert got.shape == want.shape and got.dtype == X.dtype
+        _close(got, want, dtype)
+    # X.T @ r: the transpose node, then one dot that reads X in place (r as the left operand)
+    got, nodes = _recorded(lambda: X.T @ r)
+    assert nodes == 2 and got._node.args[1] is X._node
+    _close(got, X_np.T @ r_np, dtype)
+    # a column keeps its (n, 1) shape
+    got = X.T @ xp.reshape(r, (7, 1))
+    assert got.shape == (5, 1)
+    _close(got, X_np.T @ r_np[:, None], dtype)
+
+
+def test_matmul_vector_errors_unchanged():
+    X = xp.asarray(np.ones((3, 4)))
+    with pytest.raises(ValueError, match="contracted dimensions differ"):
+        X @ xp.asarray(np.ones(3))
+    with pytest.raises(ValueError, match="contracted dimensions differ"):
+        xp.asarray(np.ones(4)) @ X
+
+
+def test_gradient_descent_loop_matches_numpy(tier):
+    """The logistic-regression step of the benchmarks (X @ w and X.T @ r with a vector w), over
+    enough steps to be cut and run as one loop program, against numpy's float64."""
+    rng = np.random.default_rng(2)
+    X_np = rng.standard_normal((400, 6))
+    y_np = (X_np[:, 0] > 0).astype(np.float64)
+    w_np = np.zeros(6)
+    X, y, w = xp.asarray(X_np), xp.asarray(y_np), xp.asarray(w_np)
+    for _ in range(150):
+        p = 1.0 / (1.0 + xp.exp(-(X @ w)))
+        w = w - 0.5 * (X.T @ (p - y) / 400)
+        p_np = 1.0 / (1.0 + np.exp(-(X_np @ w_np)))
+        w_np = w_np - 0.5 * (X_np.T @ (p_np - y_np) / 400)
+    np.testing.assert_allclose(np.asarray(w), w_np, rtol=1e-10, atol=1e-12)
