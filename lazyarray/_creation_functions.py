@@ -10,6 +10,7 @@ import numpy as np
 from . import _dtypes as dt
 from . import _ops as ops
 from . import _views
+from . import _borrowed_host
 from ._array_object import Array, make_view
 from ._devices import check_device
 from ._typing import Any, DeviceLike, DType, Literal, Scalar, Shape, SupportsBufferProtocol
@@ -73,6 +74,8 @@ def asarray(obj: Array | Scalar | SupportsBufferProtocol, /, *, dtype: DType | N
     device = check_device(device)
     if copy is False:
         raise ValueError("asarray(copy=False): host data must be copied to the device")
+    if copy is None and _borrowed_host.borrowable(obj, device) and (dtype is None or dt.as_dtype(dtype).np == obj.dtype):
+        return _borrowed_host.borrow(obj, device)  # a large array: copied at its first use
     if hasattr(obj, "__dlpack__") and not isinstance(obj, np.ndarray):
         try:
             obj = np.from_dlpack(obj)

@@ -57,7 +57,7 @@ def _spec_if_fits(requested, shape):
 def place(array, requested):
     """`array`, just created on `requested`'s device, with the dtype and layout `requested` asks
     for (ValueError for a dtype the device lacks)."""
-    check_dtype(array._device, array._node.dtype)
+    check_dtype(array._device, array.dtype)  # (.dtype: a borrowed host array stays unread, `_borrowed_host`)
     if isinstance(requested, _sharding.NamedSharding):
         node = array._node
         spec = _sharding.stored(requested.mesh, _sharding.check_spec(requested, node.shape), node.shape)
