@@ -27,6 +27,9 @@ class EngineState:
         # compiled programs (`_program_cache`): (device id, platform, structural key, donated
         # outputs) -> Compiled; the oldest is dropped first past `_config.cache_size`
         self.programs = {}
+        # what running a cached program again needs (`_run_program.Replay`): program key ->
+        # Replay, the oldest dropped first past `_config.cache_size`
+        self.replays = {}
         # donating variants being compiled in the background: their key -> future (`_program_cache`)
         self.variants = {}
         # graphs the interpreter tier serves (`_tier_policy`): (device id, structural key) ->
@@ -70,6 +73,7 @@ class EngineState:
         with lock:
             self.wait_for_compiles()
             self.programs.clear()
+            self.replays.clear()
             self.variants.clear()
             self.sightings.clear()
             self.scalar_buffers.clear()
@@ -86,7 +90,7 @@ class EngineState:
 
     def sizes(self):
         """How many entries each bounded container holds (long-run tests watch these stay flat)."""
-        return {"programs": len(self.programs), "variants": len(self.variants),
+        return {"programs": len(self.programs), "variants": len(self.variants), "replays": len(self.replays),
                 "sightings": len(self.sightings), "scalar_buffers": len(self.scalar_buffers),
                 "unsplit_sites": len(self.unsplit_sites), "checks": len(self.checks),
                 "check_lengths": len(self.check_lengths)}

@@ -74,10 +74,18 @@ def run(plan, outputs, device, site):
             compiled = compile_program(key, plan.order, plan.leaves, outputs, device, site)
         else:
             metrics.cache_hits += 1
-        inputs = _inputs(plan.leaves, device) + recycled
+        replay = state.replays.get(key)
+        if replay is None or replay.compiled is not compiled:
+            replay = _replay(key, compiled, plan.leaves)
+        inputs = replay.inputs(plan.leaves, device)
+        if recycled:
+            inputs += recycled
         t0 = time.perf_counter()
         if compiled.no_window and layout is None:  # (the common case: no LAPACK window to open)
-            results = _runtime.execute(compiled.executable, inputs)
+            handlers = replay.handlers
+            results = _runtime.execute(compiled.executable, inputs, handlers)
+            if handlers is None:
+                replay.handlers = _runtime.result_handlers(results)
         else:
             window = _blas_threads.program_call(key, plan.order)  # LAPACK's thread count: the host tier's
             if compiled.no_window is None:
@@ -100,6 +108,42 @@ def run(plan, outputs, device, site):
         node.realize(buf)
         if layout is None:
             pool.watch(node, device.id)
+
+
+class Replay:
+    """What running one program again needs that its leaves' values do not change, found at its
+    first run: which leaves are parameters of their own and which host scalars are packed into
+    one vector per dtype (`split_leaves`: a function of the structural key), and the result
+    handlers that make its outputs (`_runtime.result_handlers`). Kept per program key in
+    `state.replays`, beside the program it was made for (`compiled`)."""
+    __slots__ = ("compiled", "own", "packed", "handlers")
+
+    def __init__(self, compiled, leaves):
+        self.compiled = compiled
+        index = {id(leaf): i for i, leaf in enumerate(leaves)}
+        buffers, packed = split_leaves(leaves)
+        self.own = tuple(index[id(leaf)] for leaf in buffers)
+        self.packed = tuple((dtype, tuple(index[id(leaf)] for leaf in group)) for dtype, group in packed.items())
+        self.handlers = None  # set by the first run on one device (None: jax's own path)
+
+    def inputs(self, leaves, device):
+        """The program's parameters (as `_inputs` gives them) for this run's `leaves`."""
+        inputs = []
+        for i in self.own:
+            leaf = leaves[i]
+            buf = leaf.buffer
+            inputs.append(buf if buf is not None else input_buffer(leaf, device))
+        for dtype, group in self.packed:
+            inputs.append(packed_buffer([leaves[i].host for i in group], dtype, device))
+        return inputs
+
+
+def _replay(key, compiled, leaves):
+    replays = state.replays
+    replay = replays[key] = Replay(compiled, leaves)
+    if len(replays) > max(_config.cache_size, 1):  # (as many as the programs kept)
+        del replays[next(iter(replays))]
+    return replay
 
 
 def _inputs(leaves, device):
