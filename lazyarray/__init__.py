@@ -111,3 +111,13 @@ Array.__array_namespace__ = _array_namespace_method(_sys.modules[__name__])
 if config.report_at_exit:
     from ._metrics import install_exit_report as _install_exit_report
     _install_exit_report()
+
+# What importing created (jax's and our modules, ~100,000 objects) leaves Python's full
+# collections (`_gc_freeze`; LAZYARRAY_GC_FREEZE=0 opts out)
+from ._gc_freeze import freeze_import_objects as _freeze_import_objects  # noqa: E402
+_freeze_import_objects()
+
+# The programs this command's last run used start loading from the on-disk cache now, on the
+# compile thread, while the caller goes on importing (only when that run left a manifest: `_prefetch`)
+from ._prefetch import start_at_import as _start_prefetch  # noqa: E402
+_start_prefetch()

@@ -101,6 +101,7 @@ LAYERS = {
     "lazyarray._ops.lapack_host": OPS,                  # the linalg kernels' host evaluation
     "lazyarray._runtime": RUNTIME,                      # PJRT: the only jax import
     "lazyarray._runtime_lapack": RUNTIME,               # LAPACK kernels through jaxlib
+    "lazyarray._gc_freeze": RUNTIME,                    # import-time objects out of full collections
     "lazyarray._blas_threads": RUNTIME,                 # OpenBLAS thread counts around LAPACK/BLAS calls
     "lazyarray._disk_cache": RUNTIME,                   # compiled programs on disk (the runtime's)
     "lazyarray._config": RUNTIME,                       # environment variables, read once
