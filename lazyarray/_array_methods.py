@@ -50,6 +50,7 @@ _FAST = {
     "mul": (ops.MULTIPLY, (), "iufc"), "truediv": (ops.DIVIDE, (), "fc"),
     "lt": (ops.COMPARE, ops.COMPARE.Attrs("LT"), "iuf"), "le": (ops.COMPARE, ops.COMPARE.Attrs("LE"), "iuf"),
     "gt": (ops.COMPARE, ops.COMPARE.Attrs("GT"), "iuf"), "ge": (ops.COMPARE, ops.COMPARE.Attrs("GE"), "iuf"),
+    "eq": (ops.COMPARE, ops.COMPARE.Attrs("EQ"), "biufc"), "ne": (ops.COMPARE, ops.COMPARE.Attrs("NE"), "biufc"),
 }
 
 

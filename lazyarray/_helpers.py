@@ -106,20 +106,26 @@ def pair_broadcast(s1, s2):
 
 def _broadcast_plan(s, shape):
     """None when s is already `shape`, else (the shape without its stretched unit axes, or None
-    when it has none, the broadcast_in_dim dimensions): what `ops.broadcast_to` builds."""
+    when it has none, the broadcast_in_dim dimensions from it, those from s itself): what
+    `ops.broadcast_to` builds, and the one broadcast that stretches the unit axes in place."""
     if s == shape:
         return None
     lead = len(shape) - len(s)
     keep = tuple(i for i, n in enumerate(s) if n == shape[lead + i])
     squeezed = tuple(s[i] for i in keep) if len(keep) != len(s) else None
-    return squeezed, shape, tuple(lead + i for i in keep)
+    return squeezed, shape, tuple(lead + i for i in keep), tuple(range(lead, len(shape)))
 
 
 def _apply_broadcast(node, plan):
-    squeezed, shape, dims = plan
-    if squeezed is not None:
-        node = ops.reshape(node, squeezed)
-    return ops.broadcast_in_dim(node, shape, dims)
+    """One broadcast_in_dim node. An operand with unit axes to stretch is broadcast as it is
+    (StableHLO's broadcast_in_dim stretches a unit axis), except a pending reshape that only
+    added them (`x[:, None]`): its own operand is broadcast, so the reshape costs no node."""
+    squeezed, shape, dims, in_place = plan
+    if squeezed is None:
+        return ops.broadcast_in_dim(node, shape, dims)
+    if node.op is ops.RESHAPE and node.args[0].shape == squeezed:
+        return ops.broadcast_in_dim(node.args[0], shape, dims)
+    return ops.broadcast_in_dim(node, shape, in_place)
 
 
 def _scalar(value, dtype, fname):

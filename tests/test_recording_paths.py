@@ -79,3 +79,46 @@ def test_gradient_descent_loop_matches_numpy(tier):
         p_np = 1.0 / (1.0 + np.exp(-(X_np @ w_np)))
         w_np = w_np - 0.5 * (X_np.T @ (p_np - y_np) / 400)
     np.testing.assert_allclose(np.asarray(w), w_np, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32, np.bool_, np.complex128])
+def test_equal_and_not_equal_operators_are_one_node(tier, dtype):
+    rng = np.random.default_rng(3)
+    a_np = (rng.integers(0, 3, 12)).astype(dtype)
+    b_np = (rng.integers(0, 3, 12)).astype(dtype)
+    if dtype == np.float64:
+        a_np[0] = b_np[0] = np.nan  # NaN == NaN is False, NaN != NaN is True
+    a, b = xp.asarray(a_np), xp.asarray(b_np)
+    for fn, want in ((lambda: a == b, a_np == b_np), (lambda: a != b, a_np != b_np)):
+        got, nodes = _recorded(fn)
+        assert nodes == 1 and got.dtype == xp.bool
+        np.testing.assert_array_equal(np.asarray(got), want)
+    if np.dtype(dtype).kind in "fc":  # a Python scalar: its leaf, one node
+        for fn, want in ((lambda: a == 1.0, a_np == 1.0), (lambda: a != 2, a_np != 2)):
+            got, nodes = _recorded(fn)
+            assert nodes == 1
+            np.testing.assert_array_equal(np.asarray(got), want)
+    # what the namespace function records, equal by structure
+    assert xp.graph_text(a == b) == xp.graph_text(xp.equal(a, b))
+    assert (a == "x") is False and (a != None) is True  # noqa: E711 (not ours: Python's fallback)
+
+
+def test_broadcast_stretches_unit_axes_in_place(tier):
+    """(n, 1) against (1, m): each operand is one broadcast node, without a reshape dropping its
+    unit axis first; `x[:, None]` broadcasts x itself (the reshape it made is not in the graph)."""
+    rng = np.random.default_rng(4)
+    c_np = rng.standard_normal((6, 1))
+    r_np = rng.standard_normal((1, 5))
+    v_np = rng.standard_normal(6)
+    c, r, v = xp.asarray(c_np) * 1.0, xp.asarray(r_np) * 1.0, xp.asarray(v_np)
+    got, nodes = _recorded(lambda: c - r)
+    assert nodes == 3  # two broadcasts and the subtraction
+    np.testing.assert_allclose(np.asarray(got), c_np - r_np, rtol=0, atol=0)
+    ids = xp.arange(5)
+    labels = xp.asarray(np.array([0, 4, 2, 2, 1, 3]))
+    got = labels[:, None] == ids[None, :]
+    np.testing.assert_array_equal(np.asarray(got), np.array([0, 4, 2, 2, 1, 3])[:, None] == np.arange(5)[None, :])
+    e = v[:, None] + r
+    text = xp.graph_text(e)
+    assert text.count("broadcast_in_dim") == 2 and text.count("reshape") == 0
+    np.testing.assert_allclose(np.asarray(e), v_np[:, None] + r_np, rtol=0, atol=0)

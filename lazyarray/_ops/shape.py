@@ -98,9 +98,13 @@ def iota(shape, dim, dtype):
 
 def _broadcast_rule(args, a):
     x, = args
-    if len(a.dims) != len(x.shape) or any(x.shape[i] not in (1, a.shape[d]) for i, d in enumerate(a.dims)):
-        raise AssertionError(f"broadcast_in_dim of {x.shape} to {a.shape} along {a.dims}")
-    return a.shape, x.dtype
+    xs, shape, dims = x.shape, a.shape, a.dims
+    if len(dims) != len(xs):
+        raise AssertionError(f"broadcast_in_dim of {xs} to {shape} along {dims}")
+    for n, d in zip(xs, dims):  # (a loop: this runs for every broadcast operand traced)
+        if n != 1 and n != shape[d]:
+            raise AssertionError(f"broadcast_in_dim of {xs} to {shape} along {dims}")
+    return shape, x.dtype
 
 
 def _broadcast(node, x):
@@ -189,7 +193,10 @@ def reshape(x, shape):
 
 def _transpose_rule(args, a):
     x, = args
-    if sorted(a.perm) != list(range(len(x.shape))):
+    perm = a.perm
+    if perm == (1, 0) and len(x.shape) == 2:  # (x.T, the common case)
+        return (x.shape[1], x.shape[0]), x.dtype
+    if sorted(perm) != list(range(len(x.shape))):
         raise AssertionError(f"transpose of {x.shape} by {a.perm}")
     return tuple(x.shape[p] for p in a.perm), x.dtype
 
