@@ -304,9 +304,9 @@ def _hoist_transposes(chunk_nodes):
             continue
         x, y = node.args
         for side, m, other, contract in ((0, x, y, a.lhs_contract), (1, y, x, a.rhs_contract)):
-            if (m.op is None and len(m.shape) == 2 and contract == (0,) and other.op is not None
+            if (m.op is None and contract == (0,) and len(m.shape) == 2 and other.op is not None
                     and m.shape[0] * m.shape[1] >= HOIST_MIN_ELEMENTS
-                    and sum(n != 1 for n in other.shape) <= 1):  # other: a vector (row or column)
+                    and (len(other.shape) == 1 or sum(n != 1 for n in other.shape) <= 1)):  # other: a vector (or a row or column)
                 found.setdefault(id(m), (m, []))[1].append((node, side))
                 break
     new, rewritten = [], []
