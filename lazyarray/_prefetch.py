@@ -10,6 +10,18 @@ queues the loads of those entries on the compile thread (XLA's deserialisation r
 GIL), and a lookup takes the loaded program from there; an entry the thread has not started yet
 is taken back and loaded by the caller, so nothing waits behind a load it does not need.
 
+The loads start at import (`start_at_import`, the package's last line) when the manifest exists and
+no device was named (`LAZYARRAY_DEVICE`): the entries were then used on the default device, which
+the compile thread opens itself. A program's imports and data set-up (scikit-learn's import alone
+is ~0.5 s) thus cover the loads, ~3-7 ms of CPU each, which at the first lookup still fell on the
+first call (issue 11 target 2: Ridge's second process, first call 58 ms against 26 ms warm). A
+command with no manifest costs one failed open. At exit the thread stops loading (nothing would
+take the programs), and after a fork the child forgets loads its parent's thread was making.
+
+Beside the manifest, the same command's run keeps what its interpreter learnt about the graphs it
+did not compile (`learnt_costs`, `write_costs`: seconds per interpreted run by entry name; the
+records are made and used by `_program_cache.learnt_seconds`, which says why).
+
 A manifest only names entries: each is read and checked as any lookup reads it (`_disk_cache`),
 so a stale, foreign or corrupt one costs a load, never a wrong program; a name that is not an
 entry's (two hex digits / 64 hex digits .xla) is skipped.
@@ -22,9 +34,10 @@ import json
 import os
 import re
 import sys
+import threading
 from concurrent.futures import Future
 
-from . import _config, _runtime
+from . import _config, _runtime, _structural_key
 from ._engine_state import state
 
 MAX_ENTRIES = 64
@@ -43,13 +56,59 @@ def manifest_path(root):
     return os.path.join(root, "manifests", hashlib.sha256(ident.encode()).hexdigest()[:32] + ".txt")
 
 
+MAX_COSTS = 512  # records of learnt costs kept per command
+_costs = {}      # cache dir -> {entry name: seconds per interpreted run}, as read from disk
+
+
+def costs_path(root):
+    """Where this command's learnt costs live under `root` (beside its manifest)."""
+    return manifest_path(root)[:-len(".txt")] + ".costs"
+
+
+def learnt_costs(root):
+    """{entry name: seconds per interpreted run} that this command's earlier runs wrote under
+    `root` (read once per process; empty when there is none; a malformed line is skipped)."""
+    records = _costs.get(root)
+    if records is None:
+        records = _costs[root] = {}
+        try:
+            with open(costs_path(root)) as f:
+                lines = f.read().splitlines()
+        except OSError:
+            lines = ()
+        for line in lines[-MAX_COSTS:]:
+            name, _, value = line.partition(" ")
+            try:
+                seconds = float(value)
+            except ValueError:
+                continue
+            if _ENTRY_NAME.match(name) and seconds >= 0.0 and seconds == seconds:
+                records[name] = seconds
+    return records
+
+
+def write_costs(root, records):
+    """Write this command's learnt costs (the last MAX_COSTS of `records`), atomically; errors
+    are ignored (a missing record costs the next run its own timing, nothing else)."""
+    path = costs_path(root)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(tmp, "w") as f:
+            f.write("".join(f"{name} {seconds!r}\n" for name, seconds in list(records.items())[-MAX_COSTS:]))
+        os.replace(tmp, path)
+    except OSError:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+
+
 def note_used(path):
     """Remember that a program stored at `path` served this process (for the next run)."""
     root = _config.cache_dir
-    if not root or not path or not path.startswith(root + os.sep):
-        return
-    name = os.path.relpath(path, root).replace(os.sep, "/")
-    if not _ENTRY_NAME.match(name):
+    name = entry_name(root, path)
+    if name is None:
         return
     names = _used.get(root)
     if names is None:
@@ -80,6 +139,15 @@ def write_manifests():
                 pass
 
 
+def _manifest_names(root):
+    """The entry names this command's last run wrote under `root` (None: no manifest)."""
+    try:
+        with open(manifest_path(root)) as f:
+            return f.read().split()
+    except OSError:
+        return None
+
+
 def start(device):
     """Once per cache directory and process: queue the loads of the entries this command's last
     run used, in their order, on the compile thread."""
@@ -87,33 +155,86 @@ def start(device):
     if not root or root in _started:
         return
     _started.add(root)
-    try:
-        with open(manifest_path(root)) as f:
-            names = f.read().split()
-    except OSError:
+    names = _manifest_names(root)
+    if names:
+        _queue(root, names, device._pjrt)
+
+
+def start_at_import():
+    """`start` for the default device, from import on: when this command left a manifest under the
+    cache directory and no device is named, the compile thread opens the default device and
+    queues the loads (the client's set-up, jax's, then runs there too, beside the caller's own
+    imports). Costs a failed open otherwise."""
+    root = _config.cache_dir
+    if not root or _config.device or root in _started:
         return
+    names = _manifest_names(root)
+    if not names:
+        return
+    _started.add(root)
+    state.compile_thread().submit(_queue_on_default_device, root, names)
+
+
+def _queue_on_default_device(root, names):
+    """(On the compile thread.) Open the default device, queue the loads and start them; also
+    hash lazyarray's sources once for the entries' names (`_structural_key.code_fingerprint`),
+    which the first lookup would otherwise pay."""
+    _structural_key.code_fingerprint()
+    _queue(root, names, _runtime.client().devices()[0], now=True)
+
+
+def _queue(root, names, pjrt, now=False):
+    """Queue a Future per valid entry name not queued yet (keyed by path and device id), and
+    their loads on the compile thread (`now`: on this thread, which is it)."""
     items = []
     for name in names[:MAX_ENTRIES]:
         if not _ENTRY_NAME.match(name):
             continue
-        key = (os.path.join(root, *name.split("/")), device.id)
+        key = (os.path.join(root, *name.split("/")), pjrt.id)
         if key not in _queued:
             _queued[key] = Future()
             items.append(key)
-    if items:
-        state.compile_thread().submit(_load_all, items, device)
+    if not items:
+        return
+    if now:
+        _load_all(items, pjrt)
+    else:
+        state.compile_thread().submit(_load_all, items, pjrt)
 
 
-def _load_all(items, device):
-    """(On the compile thread.) Load each queued entry the caller has not taken back."""
+def _load_all(items, pjrt):
+    """(On the compile thread.) Load each queued entry the caller has not taken back; at exit
+    (the main thread has ended) the rest are cancelled, so exiting never waits for loads."""
+    main = threading.main_thread()
     for key in items:
         future = _queued.get(key)
         if future is None or not future.set_running_or_notify_cancel():
             continue  # taken back by a lookup that loads it itself
+        if not main.is_alive():
+            future.set_result(None)
+            continue
         try:
-            future.set_result(_runtime.load_serialized(key[0], device._pjrt))
+            future.set_result(_runtime.load_serialized(key[0], pjrt))
         except BaseException:  # (load_serialized returns None for a bad entry; this is a bug)
             future.set_result(None)
+
+
+def entry_name(root, path):
+    """`path`'s name relative to the cache directory `root` ("ab/<64 hex>.xla"), or None when it
+    is not an entry's."""
+    if not root or not path or not path.startswith(root + os.sep):
+        return None
+    name = os.path.relpath(path, root).replace(os.sep, "/")
+    return name if _ENTRY_NAME.match(name) else None
+
+
+def _forget_after_fork():
+    """In a forked child the parent's compile thread does not exist: its loads never finish."""
+    _queued.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_after_fork)
 
 
 def take(path, device):

@@ -17,14 +17,22 @@ compiled while the user waits: one on disk is loaded at its first request, other
 in the background once its plain program exists and the graph has repeated, and the plain
 program serves until then.
 
+The tier policy's decision to compile a graph rests on measured seconds, so two runs of one
+command on a busy machine decide differently; `learnt_seconds` gives it what the last run learnt
+instead (below). A background compile still running when the program ends finishes and is stored
+(the compile thread is joined at exit); one not started `EXIT_GRACE_SECONDS` after the end is
+skipped, so exiting waits a bounded time.
+
 Every miss leaves a line in the metrics' miss log, and the debug settings act here: the miss
 explanation (`LAZYARRAY_EXPLAIN_MISSES`), the per-site graph limit, the StableHLO dump directory
 and the `LAZYARRAY_DEBUG` ladder (`_debug_log`). Nothing is cached for a program XLA rejected.
 """
 from __future__ import annotations
 
+import atexit
 import hashlib
 import os
+import threading
 import time
 from concurrent.futures import Future
 
@@ -160,12 +168,25 @@ def structural_path(device, skey, donated=()):
     and source, numpy's, Python's, jax/jaxlib's, XLA_FLAGS, the platform and the device kind."""
     if not _config.cache_dir or device.mesh is not None:
         return None
+    last = _last_path
+    if last[0] is skey and last[1] is device and last[2] == donated and last[3] == _config.cache_dir:
+        return last[4]  # (a graph's first sight asks twice: `from_disk`, then `learnt_seconds`)
     try:
         graph = _structural_key.digest(skey, donated)
     except _structural_key.Unkeyable:
         return None
-    return _runtime.disk_path(f"{_DISK_KEY_PREFIX}structural|{_structural_key.code_fingerprint()}|"
+    path = _runtime.disk_path(f"{_DISK_KEY_PREFIX}structural|{_structural_key.code_fingerprint()}|"
                               f"XLA_FLAGS={os.environ.get('XLA_FLAGS', '')}|{graph}", device._pjrt)
+    _set_last_path(skey, device, donated, path)
+    return path
+
+
+_last_path = (None, None, None, None, None)  # (skey, device, donated, cache dir, path) of the last call
+
+
+def _set_last_path(skey, device, donated, path):
+    global _last_path
+    _last_path = (skey, device, donated, _config.cache_dir, path)
 
 
 def _text_path(text, device):
@@ -239,6 +260,20 @@ def _load(path, device):
     return Compiled(executable, path)
 
 
+EXIT_GRACE_SECONDS = 2.0  # after the program's end, background compiles start this long at most
+_ended_at = None          # when the compile thread first saw the main thread ended
+
+
+def _too_late():
+    """Whether a background compile starts too long after the program ended (see the docstring)."""
+    global _ended_at
+    if threading.main_thread().is_alive():
+        return False
+    if _ended_at is None:
+        _ended_at = time.monotonic()
+    return time.monotonic() - _ended_at > EXIT_GRACE_SECONDS
+
+
 def _build(text, path, device, where):
     """Load or compile one program (on the compile thread too: touches no engine state). `path`
     is its structural entry, or None: then its text names its entry."""
@@ -247,6 +282,9 @@ def _build(text, path, device, where):
         path = _text_path(text, device)
     compiled = _load(path, device)
     if compiled is None:
+        if _too_late():
+            raise RuntimeError(f"lazyarray: the compile of the program built at {where} was skipped: "
+                               f"the program ended over {EXIT_GRACE_SECONDS} s before it could start")
         try:
             executable = _runtime.compile_text(text, device._pjrt)
         except Exception as exc:
@@ -292,3 +330,67 @@ def donating_variant(key, plan, outputs, device, site):
         del variants[key]
         return install(key, entry.result())
     return None
+
+
+# ------------------------------------------------------------------ what the last run learnt
+
+_learning = {}  # cache dir -> {device id: device} of the graphs first seen here (for the exit)
+_absent_roots = set()  # cache dirs that did not exist at the first sight here (created at exit)
+
+
+def learnt_seconds(skey, device):
+    """Seconds per interpreted run that the last run of this command measured for this graph
+    while it did not compile it, or None (no record: the tier policy times it itself).
+
+    The tier policy compiles a graph once interpreting it has cost its estimated compile: timed,
+    so the runs of one command decide differently on a shared machine. The demo's first process
+    interpreted a graph 99 times for 106 ms against a 118 ms estimate, and the second, slower,
+    compiled it; Ridge's 13-op SVD graph compiles or not by the machine's load (issue 11 target
+    2). A graph the last run compiled is on disk and loaded at its first sight; for the others,
+    each run writes at exit the seconds per run it measured (`_prefetch.write_costs`, per command,
+    by entry name, so an edit or an upgrade forgets them), and the next run weighs runs times
+    that figure against the estimate: running a graph as often as the last run did, it decides
+    as that run did and compiles nothing it did not; running it more, it compiles when the
+    learnt cost says so. A record is kept as first learnt, so every later run decides alike."""
+    root = _config.cache_dir
+    if not root or device.mesh is not None:
+        return None
+    seen = _learning.get(root)
+    if seen is None:
+        seen = _learning[root] = {}
+        if not os.path.isdir(root):
+            _absent_roots.add(root)
+        if len(_learning) == 1:
+            atexit.register(keep_learnt_costs)
+    seen[device.id] = device
+    records = _prefetch.learnt_costs(root)
+    if not records:
+        return None
+    return records.get(_prefetch.entry_name(root, structural_path(device, skey)))
+
+
+def keep_learnt_costs():
+    """(At exit.) Add to each cache directory's records of this command the seconds per run of
+    the graphs this process interpreted and did not compile (nor pinned to the interpreter)."""
+    sightings = list(state.sightings.items())[-_prefetch.MAX_COSTS:]
+    for root, devices in list(_learning.items()):
+        if root != _config.cache_dir:  # (the setting changed since: its entries are named there)
+            continue
+        if root not in _absent_roots and not os.path.isdir(root):
+            continue  # removed meanwhile: stays removed
+        records = dict(_prefetch.learnt_costs(root))
+        added = False
+        for (device_id, skey), seen in sightings:
+            device = devices.get(device_id)
+            if device is None or seen.pinned or seen.future is not None or not seen.runs:
+                continue
+            try:
+                name = _prefetch.entry_name(root, structural_path(device, skey))
+            except Exception:  # (at exit: a key that cannot be named costs its record only)
+                continue
+            if name is not None and name not in records:
+                records[name] = seen.seconds / seen.runs
+                added = True
+        if added:
+            _prefetch.write_costs(root, records)
+
