@@ -80,6 +80,11 @@ _LEAF_OPS = {op: EXACT[op] for op in _ELEMENTWISE}
 # ops whose evaluation never sets a floating-point flag (numpy's comparisons are quiet on NaN):
 # evaluated without switching numpy's warnings off
 _SILENT = frozenset({ops.COMPARE, ops.SELECT, ops.AND, ops.OR, ops.XOR, ops.NOT})
+# ops this path takes with no further test: no condition in EXACT and an evaluation that covers
+# every node (`OpDef.interpretable` is then just "has an evaluation"), so the per-node check is
+# one set membership
+_PLAIN = frozenset(op for op, cond in EXACT.items()
+                   if cond is None and op.covers is None and op.evaluate is not None)
 
 
 def usable(device) -> bool:
@@ -190,7 +195,12 @@ def _owned(value, node):
 
 
 class _Evaluator:
-    """One read's evaluation: nodes computed whole (`memo`, by id) and the budget spent."""
+    """One read's evaluation: nodes computed whole (`memo`, by id) and the budget spent.
+
+    An element pushed through a node (`element`, `_pushed`) stays the numpy scalar its op's
+    evaluation gives (np.float64, np.bool_, ...: the node's dtype, checked), not a 0-D array:
+    numpy's scalar arithmetic is the same IEEE arithmetic at a third of the cost, and the
+    conversion to a 0-D array was a third of the probe's evaluation. Whole values are arrays."""
     __slots__ = ("memo", "ops", "computed", "seen", "order", "leaves")
 
     def __init__(self, verify=False):
@@ -206,10 +216,12 @@ class _Evaluator:
             (self.order if node.op is not None else self.leaves).append(node)
 
     def _check(self, node):
+        """Spend one op of the budget on `node`, which must be one this path takes."""
         op = node.op
-        cond = EXACT.get(op, False)
-        if cond is False or (cond is not None and not cond(node)) or not op.interpretable(node):
-            raise _Fallback
+        if op not in _PLAIN:
+            cond = EXACT.get(op, False)
+            if cond is False or (cond is not None and not cond(node)) or not op.interpretable(node):
+                raise _Fallback
         self.ops += 1
         if self.ops > MAX_OPS:
             raise _Fallback
@@ -218,7 +230,7 @@ class _Evaluator:
     # conversions are written out inline, ~1 us less per node than calls to helpers)
 
     def whole(self, node):
-        """The node's whole value (small nodes only)."""
+        """The node's whole value (small nodes only), an array."""
         memo = self.memo
         v = memo.get(id(node))
         if v is not None:
@@ -245,7 +257,7 @@ class _Evaluator:
                 # a few elements of a large operand (the probe's `reshape(y, -1)[0]`): each
                 # index pushed down (the budget of ops bounds how many)
                 if size == 1:
-                    v = self._pushed(node, (0,) * len(node.shape)).reshape(node.shape)
+                    v = np.asarray(self._pushed(node, (0,) * len(node.shape))).reshape(node.shape)
                 else:
                     v = np.empty(node.shape, node.dtype.np)
                     for idx in np.ndindex(node.shape):
@@ -257,7 +269,7 @@ class _Evaluator:
                 else:
                     r = op.evaluate(node, *[self.whole(a) for a in args])
                 npdt = node.dtype.np
-                if type(r) is not np.ndarray or r.dtype != npdt:
+                if type(r) is not np.ndarray or r.dtype is not npdt:
                     r = np.asarray(r, dtype=npdt)
                 if r.shape != node.shape:
                     node_value(r, node)  # (raises: an evaluation that disagrees with its op's rule)
@@ -269,7 +281,8 @@ class _Evaluator:
         return v
 
     def element(self, node, idx):
-        """The 0-D value of node[idx] (idx: a tuple of ints within node.shape)."""
+        """The value of node[idx] (idx: a tuple of ints within node.shape), a numpy scalar or a
+        0-D array of the node's dtype."""
         v = self.memo.get(id(node))
         if v is not None:
             return v[idx]
@@ -287,22 +300,34 @@ class _Evaluator:
     def _pushed(self, node, idx):
         """node[idx] from its operands' elements: the index pushed through the node."""
         op = node.op
-        cond = EXACT.get(op, False)
-        if cond is False or (cond is not None and not cond(node)) or not op.interpretable(node):
-            raise _Fallback
+        if op not in _PLAIN:
+            cond = EXACT.get(op, False)
+            if cond is False or (cond is not None and not cond(node)) or not op.interpretable(node):
+                raise _Fallback
         self.ops += 1
         if self.ops > MAX_OPS:
             raise _Fallback
         if op in _ELEMENTWISE:
+            memo = self.memo
             values = []
             for a in node.args:
-                values.append(self.element(a, idx) if a.shape else self.whole(a))
+                if a.op is None and self.seen is None:  # a leaf: its element, or its 0-D value
+                    v = leaf_value(a)
+                    values.append(v[idx] if a.shape else v)
+                elif a.shape:
+                    m = memo.get(id(a))
+                    values.append(m[idx] if m is not None else self.element(a, idx))
+                else:
+                    values.append(self.whole(a))
             v = op.evaluate(node, *values)
+            # the evaluation gave a value of the node's dtype: a numpy scalar (the common case:
+            # one type test), or a 0-D array; anything else is converted, and checked
             npdt = node.dtype.np
-            if type(v) is not np.ndarray or v.dtype != npdt:
-                v = np.asarray(v, dtype=npdt)
-            if v.shape:
-                node_value(v, node, ())  # (raises: an evaluation that disagrees with its op's rule)
+            if type(v) is not npdt.type:
+                if type(v) is not np.ndarray or v.dtype is not npdt:
+                    v = np.asarray(v, dtype=npdt)
+                if v.shape:
+                    node_value(v, node, ())  # (raises: an evaluation that disagrees with its op's rule)
         else:
             push = _PUSH.get(op)
             if push is None:
@@ -350,9 +375,15 @@ def _push_slice(ev, node, idx):
 
 
 def _push_dynamic_slice(ev, node, idx):
-    x, *starts = node.args
+    args = node.args
+    x = args[0]
+    if len(args) == 2 and ev.seen is None:  # (one axis, as `y[i]` of a vector: the start read inline)
+        s = args[1]
+        v = leaf_value(s) if s.op is None else ev.whole(s)
+        lo = min(max(int(v), 0), x.shape[0] - node.attrs.sizes[0])  # clamped so the window fits
+        return ev.element(x, (lo + idx[0],))
     inner = []
-    for i, s, n, size in zip(idx, starts, x.shape, node.attrs.sizes):
+    for i, s, n, size in zip(idx, args[1:], x.shape, node.attrs.sizes):
         lo = min(max(int(ev.whole(s)), 0), n - size)  # clamped so the window fits (StableHLO)
         inner.append(lo + i)
     return ev.element(x, tuple(inner))

@@ -55,21 +55,31 @@ def supports(order) -> bool:
     return all(node.op.interpretable(node) for node in order)
 
 
-def schedule(plan, outputs):
+# element-ops (`_tier_policy.first_sight`'s work) under which a graph's intermediates are not
+# dropped early: all of them together hold at most 16 MiB (at 16 bytes an element), and the
+# last-use walk costs ~1 us a node, as much as a small graph's whole evaluation
+KEEP_ALL_WORK = 1 << 20
+
+
+def schedule(plan, outputs, frees=True):
     """What `interpret` needs besides the values, a function of the graph's structural key alone
     (a caller that interprets one graph again keeps it: `_tier_policy.Sighting`): the outputs'
     positions, and for each position the operand positions whose value is dropped once that
     position's node is evaluated (their last use: a large graph's intermediates would otherwise
     all be alive at its end, hundreds of MB for the graphs `_tier_policy.interpreting_pays`
-    admits)."""
-    sig, index = plan.sig, plan.index
+    admits). With `frees` false (a small graph: `KEEP_ALL_WORK`) that second part is None and
+    every value lives until the end."""
+    index = plan.index
+    out_pos = tuple([index[id(o)] for o in outputs])
+    if not frees:
+        return out_pos, None
+    sig = plan.sig
     n = len(sig)
     last_use = [0] * n
     for p, entry in enumerate(sig):
         if len(entry) == 5:
             for a in entry[4]:
                 last_use[a] = p
-    out_pos = tuple([index[id(o)] for o in outputs])
     for p in out_pos:
         last_use[p] = n
     frees = [()] * n
@@ -97,17 +107,26 @@ def interpret(order, leaves, outputs, plan=None):
     try:
         for p, entry in enumerate(sig):
             if len(entry) != 5:
-                vals[p] = leaf_value(next_leaf())
+                leaf = next_leaf()
+                v = leaf.host  # (leaf_value's common case, inline: a host value as it is)
+                if type(v) is not ndarray or v.dtype is not leaf.dtype.np or v.shape != leaf.shape:
+                    v = leaf_value(leaf)
+                vals[p] = v
                 continue
             node = next_node()
-            v = node.op.evaluate(node, *[vals[a] for a in entry[4]])
+            operands = entry[4]
+            if len(operands) == 1:
+                v = node.op.evaluate(node, vals[operands[0]])
+            else:
+                v = node.op.evaluate(node, *[vals[a] for a in operands])
             # node_value's checks, inline: the evaluation gave an array of the node's dtype
             # and shape (the common case costs two compares)
             if type(v) is not ndarray or v.dtype is not node.dtype.np or v.shape != node.shape:
                 v = node_value(v, node)
             vals[p] = v
-            for a in frees[p]:
-                vals[a] = None
+            if frees is not None:
+                for a in frees[p]:
+                    vals[a] = None
     finally:
         numpy_errors_loud(quiet)
     out = []

@@ -95,6 +95,34 @@ def interpreting_pays(order):
     return work <= INTERPRET_MAX_WORK * compile_seconds(order) / COMPILE_FIXED
 
 
+def first_sight(order):
+    """A graph seen for the first time, in one walk over its computed nodes: None when the
+    interpreter does not take it (a node no evaluation covers: `_interpret.supports`; or more
+    numpy work than its compile: `interpreting_pays`), else (its work in element-ops, whether it
+    has an fft: `keeps_host_values`). (One walk instead of four: most graphs of a consumer's
+    first call are seen once, so this is paid at nearly every interpreted sync.)"""
+    work = 0
+    extra = 0.0
+    fft = False
+    for node in order:
+        op = node.op
+        if not op.interpretable(node):
+            return None
+        n = 1
+        for s in node.shape:
+            n *= s
+        work += n
+        more = op.compile_extra
+        if more is not None:
+            extra += more(node)
+        if op is FFT:
+            fft = True
+    seconds = COMPILE_FIXED + COMPILE_PER_NODE * len(order) + extra  # (compile_seconds)
+    if work > INTERPRET_MAX_WORK * seconds / COMPILE_FIXED:
+        return None
+    return work, fft
+
+
 def may_interpret(device, plan, outputs):
     """Whether the interpreter tier may serve this graph, which has no program yet on `device`:
     on the CPU whenever the tier is on; on an accelerator when the bytes its device-resident
@@ -155,10 +183,13 @@ def serve(skey, plan, outputs, device, site, plain_key=None):
     sightings = state.sightings
     tkey = (device.id, skey)
     entry = sightings.get(tkey)
+    work = None
     if entry is None:
-        if not interpreting_pays(plan.order) or not _interpret.supports(plan.order):
+        seen = first_sight(plan.order)
+        if seen is None:
             return None
-        pinned = device.platform in HOST_PLATFORMS and keeps_host_values(plan.order)
+        work, fft = seen
+        pinned = fft and device.platform in HOST_PLATFORMS
         compiled = None if pinned else from_disk(skey, plan.order, plan.leaves, outputs, device)
         if compiled is not None:  # an earlier process compiled it: cheap to load
             return install(plain_key, compiled)
@@ -182,8 +213,8 @@ def serve(skey, plan, outputs, device, site, plain_key=None):
         if not on_host:  # (the copies count in what interpreting this graph costs)
             fetch_inputs(plan.leaves)
         steps = entry.steps
-        if steps is None:
-            steps = entry.steps = _interpret.schedule(plan, outputs)
+        if steps is None:  # (a small graph seen once keeps every value: no last-use walk)
+            steps = entry.steps = _interpret.schedule(plan, outputs, work is None or work > _interpret.KEEP_ALL_WORK)
         plan.steps = steps
         values = _interpret.interpret(plan.order, plan.leaves, outputs, plan)
     except Exception as exc:  # an interpreter bug must not fail the user's program: compile it
