@@ -45,7 +45,16 @@ def _from_numpy_index(k, x):
     return Array._wrap(numpy_leaf(k, x._device), x._device)
 
 
+# numpy's integer scalar types: in a key, each acts as the Python int of its value (numpy's
+# `operator.index`), so `x[np.int64(i)]` takes the paths of `x[i]` (scikit-learn and SciPy index
+# with the integers numpy hands them: argmax results, loop counters over numpy ranges)
+_NUMPY_INTS = frozenset({np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
+                         np.uint64, np.intp, np.uintp, np.intc, np.uintc, np.longlong, np.ulonglong})
+
+
 def getitem(x, key, /):
+    if type(key) in _NUMPY_INTS:
+        key = int(key)
     if type(key) is int:  # x[i] on a 1-D array (a view's too): the hot path of scalar code
         node = x._node
         if len(node.shape) == 1:
@@ -67,17 +76,22 @@ _FULL = ":"  # a full slice in a key's pattern
 
 
 def _pattern(key):
-    """A hashable image of a key made only of Python ints, None and slices of Python ints (the
-    keys of most code: `c[k]`, `x[:, k]`, `c2[None, :]`), from which the key can be rebuilt; None
-    for any other key. (Slices are unhashable before Python 3.12, and True == 1 as a key.)"""
+    """A hashable image of a key made only of Python ints (or numpy integer scalars, read as
+    ints), None and slices of Python ints (the keys of most code: `c[k]`, `x[:, k]`,
+    `c2[None, :]`), from which the key can be rebuilt; None for any other key. (Slices are
+    unhashable before Python 3.12, and True == 1 as a key.)"""
     if type(key) is int:
         return (key,)
+    if type(key) in _NUMPY_INTS:
+        return (int(key),)
     if type(key) is not tuple:
         return None
     out = []
     for k in key:
         if k is None or type(k) is int:
             out.append(k)
+        elif type(k) in _NUMPY_INTS:
+            out.append(int(k))  # (as the general path reads it: operator.index)
         elif type(k) is slice:
             start, stop, step = k.start, k.stop, k.step
             if start is None and stop is None and step is None:

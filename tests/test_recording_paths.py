@@ -122,3 +122,35 @@ def test_broadcast_stretches_unit_axes_in_place(tier):
     text = xp.graph_text(e)
     assert text.count("broadcast_in_dim") == 2 and text.count("reshape") == 0
     np.testing.assert_allclose(np.asarray(e), v_np[:, None] + r_np, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("itype", [np.int64, np.int32, np.uint8, np.intp, np.uint64])
+def test_numpy_integer_keys_act_as_python_ints(tier, itype):
+    X_np = np.arange(24.0).reshape(4, 6)
+    v_np = np.arange(5.0) * 1.5
+    X, v = xp.asarray(X_np) * 1.0, xp.asarray(v_np) * 1.0
+    i, j = itype(2), itype(3)
+    for key, want in ((i, X_np[2]), ((slice(None), j), X_np[:, 3]), ((i, j), X_np[2, 3]),
+                      ((None, i), X_np[None, 2]), ((i, slice(1, 4)), X_np[2, 1:4])):
+        got = X[key]
+        python_key = tuple(int(k) if isinstance(k, np.integer) else k for k in key) if isinstance(key, tuple) else int(key)
+        assert xp.graph_text(got) == xp.graph_text(X[python_key])
+        np.testing.assert_array_equal(np.asarray(got), want)
+    np.testing.assert_array_equal(np.asarray(v[itype(4)]), v_np[4])
+    # writes
+    w_np = v_np.copy()
+    w = xp.asarray(w_np)
+    w[itype(1)] = 7.0
+    w[(itype(3),)] = -1.0
+    w_np[1], w_np[3] = 7.0, -1.0
+    np.testing.assert_array_equal(np.asarray(w), w_np)
+    # the messages of Python ints
+    with pytest.raises(IndexError) as numpy_key:
+        X[itype(4)]
+    with pytest.raises(IndexError) as python_key:
+        X[4]
+    assert str(numpy_key.value) == str(python_key.value)
+    if np.dtype(itype).kind == "i":
+        np.testing.assert_array_equal(np.asarray(v[itype(-1)]), v_np[-1])
+        np.testing.assert_array_equal(np.asarray(X[itype(-1), itype(-2)]), X_np[-1, -2])
+
