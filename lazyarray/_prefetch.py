@@ -5,7 +5,7 @@ code) costs 3-15 ms, in the foreground, at the graph's first sight: the second p
 call of a scikit-learn Pipeline loaded 17 programs, ~100-300 ms that no later call pays (issue
 11 target 2). So each process notes the entries of the programs it installed, in order (at most
 `MAX_ENTRIES`), and at exit writes their names to a manifest in the cache directory, named by the
-command (working directory and argv). The next run of that command, at its first disk lookup,
+command (working directory and command line). The next run of that command, at its first disk lookup,
 queues the loads of those entries on the compile thread (XLA's deserialisation releases the
 GIL), and a lookup takes the loaded program from there; an entry the thread has not started yet
 is taken back and loaded by the caller, so nothing waits behind a load it does not need.
@@ -51,8 +51,10 @@ taken = 0        # lookups served by a prefetched load (tests read it)
 
 
 def manifest_path(root):
-    """Where the manifest of this command (working directory and argv) lives under `root`."""
-    ident = json.dumps([os.getcwd(), sys.argv])
+    """Where the manifest of this command (working directory and command line) lives under
+    `root`. The command line is the interpreter's own (`sys.orig_argv`: `python -c CODE` names
+    the code, and a program that rewrites `sys.argv` keeps its name)."""
+    ident = json.dumps([os.getcwd(), getattr(sys, "orig_argv", sys.argv)])
     return os.path.join(root, "manifests", hashlib.sha256(ident.encode()).hexdigest()[:32] + ".txt")
 
 

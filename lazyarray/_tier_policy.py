@@ -39,8 +39,8 @@ from ._ops.core import INTERPRET_MAX_WORK
 from ._ops.fft import FFT
 from ._engine_state import state
 from ._metrics import format_site, metrics
-from ._program_cache import (COMPILE_FAILED, compile_program, from_disk, install, note_compile_error,
-                             note_interpreter_error, program_key)
+from ._program_cache import (COMPILE_FAILED, compile_program, from_disk, install, learnt_seconds,
+                             note_compile_error, note_interpreter_error, program_key)
 
 
 INTERPRETED = True  # what `serve` returns when the interpreter computed the outputs
@@ -55,7 +55,7 @@ ACCELERATOR_COMPILE_RATIO = 10.0
 
 class Sighting:
     """A graph the interpreter serves: how often and how long, and its background compile."""
-    __slots__ = ("runs", "future", "seconds", "pinned", "steps", "estimate")
+    __slots__ = ("runs", "future", "seconds", "pinned", "steps", "estimate", "learnt")
 
     def __init__(self, pinned):
         self.runs = 0
@@ -64,6 +64,7 @@ class Sighting:
         self.pinned = pinned  # never compiled: its values stay the interpreter's (keeps_host_values)
         self.steps = None    # the interpreter's schedule of this graph (`_interpret.schedule`)
         self.estimate = None  # its compile's seconds (`compile_estimate`), once it may decide
+        self.learnt = None   # seconds per run the last run of this command measured (`learnt_seconds`)
 
 
 COMPILE_FIXED, COMPILE_PER_NODE = 0.025, 0.001  # seconds: compile_estimate's terms
@@ -196,6 +197,8 @@ def serve(skey, plan, outputs, device, site, plain_key=None):
         if _config.debug:
             _debug_log.interpreted_new(format_site(site), plan.order)
         entry = sightings[tkey] = Sighting(pinned)
+        if not pinned:  # decide as the last run of this command did (`learnt_seconds`)
+            entry.learnt = learnt_seconds(skey, device)
         if len(sightings) > 4 * _config.cache_size:
             del sightings[next(iter(sightings))]
     future = entry.future
@@ -233,7 +236,8 @@ def serve(skey, plan, outputs, device, site, plain_key=None):
         estimate = entry.estimate
         if estimate is None:  # (a walk over the nodes: once, when it may first decide)
             estimate = entry.estimate = compile_estimate(plan.order) * (1.0 if on_host else ACCELERATOR_COMPILE_RATIO)
-        if entry.seconds >= estimate:
+        spent = entry.seconds if entry.learnt is None else entry.runs * entry.learnt
+        if spent >= estimate:
             # emitted before the nodes turn into leaves
             entry.future = compile_program(plain_key, plan.order, plan.leaves, outputs, device, site, background=True)
     if _checks.pending:  # a failed check raises here, before anything is realized
