@@ -21,6 +21,7 @@ go back to it, and nothing is cached for a program that failed to build.
 from __future__ import annotations
 
 import collections
+import math
 
 import numpy as np
 
@@ -28,6 +29,8 @@ from . import _config, _host_sync, _runtime, _segment
 from ._engine_state import state
 from ._graph import Plan, lock as _lock, pending
 from ._metrics import metrics, user_site
+
+_prod = math.prod  # (a large read skips `_host_sync`'s set-up: `_realize`)
 # (`_run` and `_input_buffer` are names other modules and tests use: test_interpret wraps `_run`)
 from ._run_program import input_buffer as _input_buffer, run as _run  # noqa: F401
 
@@ -65,19 +68,11 @@ def _realize(nodes, device, cause):
         targets = _unique(n for n in nodes if n.op is not None)
     if not targets:
         return
-    if cause != "cut" and (len(targets) > 1 or _small(targets[0])) and _host_sync.usable(device) \
-            and _host_sync.run(targets):
+    if cause != "cut" and (len(targets) > 1 or _prod(targets[0].shape) <= _host_sync.SMALL) \
+            and _host_sync.usable(device) and _host_sync.run(targets):
         _count_host_read(cause)
         return  # a small read, computed on the host (no program: see _host_sync)
     _realize_program(targets, device, cause)
-
-
-def _small(node):
-    """Whether one target is small enough for `_host_sync` (a large read skips its set-up)."""
-    n = 1
-    for s in node.shape:
-        n *= s
-    return n <= _host_sync.SMALL
 
 
 def _realize_program(targets, device, cause):
@@ -269,7 +264,7 @@ def host_view(node, device, cause, sole_user):
         if len(shape) == 1:  # (one layout: the view is made from the address alone)
             if not shape[0] or buf.dtype != npdt:
                 return None
-            view = _runtime.host_view(buf, vector=(shape, npdt))
+            view = _runtime.host_view(buf, vector=(shape, npdt.str))
         else:
             view = _runtime.host_view(buf, one_cpu_device=True)  # (checked above)
             if view is None or view.dtype != npdt or view.shape != shape:

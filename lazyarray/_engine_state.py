@@ -18,6 +18,7 @@ import concurrent.futures
 import threading
 import weakref
 
+from . import _runtime
 from ._graph import lock
 from ._pool import pool
 
@@ -74,6 +75,7 @@ class EngineState:
             self.wait_for_compiles()
             self.programs.clear()
             self.replays.clear()
+            _runtime.forget_executables()
             self.variants.clear()
             self.sightings.clear()
             self.scalar_buffers.clear()

@@ -13,6 +13,7 @@ the pool for a program that did not run go back to it.
 from __future__ import annotations
 
 import contextlib
+import math
 import struct
 import time
 
@@ -26,8 +27,8 @@ from ._program_cache import compile_program, donating_variant, program_key
 from ._sharding_rules import program_layout
 
 _f64 = _dtypes.float64
-_pack = struct.pack
 SCALAR_CACHE_SIZE = 4096
+_prod = math.prod
 
 
 def run(plan, outputs, device, site):
@@ -43,16 +44,17 @@ def run(plan, outputs, device, site):
         min_bytes = max(_config.pool_min_bytes, 1)
         for k, o in enumerate(outputs):
             # (an output under the pool's minimum never finds a buffer: none that small is kept)
-            buf = pool.take(device.id, o.shape, o.dtype) if pool.nbytes(o.shape, o.dtype) >= min_bytes else None
-            if buf is not None:
-                recycled.append(buf)
-                donated.append(k)
+            if _prod(o.shape) * o.dtype.bits >= 8 * min_bytes:
+                buf = pool.take(device.id, o.shape, o.dtype)
+                if buf is not None:
+                    recycled.append(buf)
+                    donated.append(k)
     donated = tuple(donated)
     try:
         skey = plan.key(outputs)
         if layout is not None:  # a program over a mesh: its layout is part of its key
             skey = (skey, layout.key)
-        key = program_key(device, skey, donated)
+        key = (device.id, device.platform, skey, donated)  # (`program_key`, inline: every sync)
         compiled = state.programs.get(key)
         if compiled is None and donated:
             # Donation never costs a compile the user waits for: run the plain program (or the
@@ -82,10 +84,7 @@ def run(plan, outputs, device, site):
             inputs += recycled
         t0 = time.perf_counter()
         if compiled.no_window and layout is None:  # (the common case: no LAPACK window to open)
-            handlers = replay.handlers
-            results = _runtime.execute(compiled.executable, inputs, handlers)
-            if handlers is None:
-                replay.handlers = _runtime.result_handlers(results)
+            results = _runtime.execute(compiled.executable, inputs)
         else:
             window = _blas_threads.program_call(key, plan.order)  # LAPACK's thread count: the host tier's
             if compiled.no_window is None:
@@ -113,10 +112,9 @@ def run(plan, outputs, device, site):
 class Replay:
     """What running one program again needs that its leaves' values do not change, found at its
     first run: which leaves are parameters of their own and which host scalars are packed into
-    one vector per dtype (`split_leaves`: a function of the structural key), and the result
-    handlers that make its outputs (`_runtime.result_handlers`). Kept per program key in
-    `state.replays`, beside the program it was made for (`compiled`)."""
-    __slots__ = ("compiled", "own", "packed", "handlers")
+    one vector per dtype (`split_leaves`: a function of the structural key). Kept per program
+    key in `state.replays`, beside the program it was made for (`compiled`)."""
+    __slots__ = ("compiled", "own", "packed")
 
     def __init__(self, compiled, leaves):
         self.compiled = compiled
@@ -124,7 +122,6 @@ class Replay:
         buffers, packed = split_leaves(leaves)
         self.own = tuple(index[id(leaf)] for leaf in buffers)
         self.packed = tuple((dtype, tuple(index[id(leaf)] for leaf in group)) for dtype, group in packed.items())
-        self.handlers = None  # set by the first run on one device (None: jax's own path)
 
     def inputs(self, leaves, device):
         """The program's parameters (as `_inputs` gives them) for this run's `leaves`."""
@@ -172,8 +169,13 @@ def packed_buffer(values, dtype, device):
     codes = _STRUCT_CODES.get(dtype)
     if codes is not None:  # the common cases (float scalars, index starts)
         n = len(values)
+        packer = _packers.get((n, codes[1]))
+        if packer is None:
+            packer = _packers[(n, codes[1])] = struct.Struct(f"<{n}{codes[1]}").pack
+            if len(_packers) > 1024:
+                del _packers[next(iter(_packers))]
         try:
-            data = _pack(f"<{n}{codes[1]}", *values)
+            data = packer(*values)
         except (struct.error, OverflowError, TypeError):
             data = None
         if data is not None:
@@ -181,6 +183,9 @@ def packed_buffer(values, dtype, device):
             if buf is not None:
                 return buf
     return host_buffer(np.array(values, dtype=dtype.np), device)
+
+
+_packers = {}  # (count, struct code) -> the compiled Struct's pack: parsing the format each call costs ~0.3 us
 
 
 def host_buffer(vec, device):

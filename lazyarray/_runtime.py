@@ -169,32 +169,22 @@ class HostMemory:
         self.__array_interface__ = interface  # (jax's read-only view's, made writable)
 
 
-# (shape, numpy dtype) -> the __array_interface__ of a dense 1-D array of it, less its address
-_VECTOR_INTERFACES = {}
-
-
 def host_view(buffer, one_cpu_device=False, vector=None) -> np.ndarray | None:
     """A writable numpy array over a CPU device buffer's own memory (no copy), or None where
     there is none to be had: another platform, a buffer over several devices, an empty array,
     or a layout jax would copy to read. The array's `base` is a `HostMemory`; the caller keeps
     the buffer out of donation and reuse while that lives (`_pool.BufferPool.lend`).
 
-    `vector`: (shape, numpy dtype) of a non-empty 1-D buffer of one CPU device, as the caller
-    knows it. A 1-D array has one layout (XLA's CPU buffers are neither tiled nor padded), so
-    its memory is dense at the buffer's address and the interface is built from that alone,
-    without jax's own view (~3-8 us less per read)."""
+    `vector`: (shape, numpy dtype.str) of a non-empty 1-D buffer of one CPU device, as the
+    caller knows it. A 1-D array has one layout (XLA's CPU buffers are neither tiled nor padded),
+    so its memory is dense at the buffer's address and the interface is built from that alone
+    (numpy reads a missing `strides` as C order), without jax's own view (~3-8 us less per
+    read)."""
     if vector is not None:
-        interface = _VECTOR_INTERFACES.get(vector)
-        if interface is None:
-            shape, npdt = vector
-            interface = {"shape": shape, "typestr": npdt.str, "descr": npdt.descr,
-                         "strides": None, "version": 3}
-            if len(_VECTOR_INTERFACES) < 4096:
-                _VECTOR_INTERFACES[vector] = interface
-        interface = interface.copy()
-        buffer.block_until_ready()  # (jax's own view waits for the program that writes it too)
-        interface["data"] = (buffer.unsafe_buffer_pointer(), False)  # (address, read-only flag)
-        return np.asarray(HostMemory(buffer, interface))
+        if not buffer.is_ready():  # (jax's own view waits for the program that writes it too;
+            buffer.block_until_ready()  # asking first is ~3 us cheaper: blocking releases the GIL)
+        return np.asarray(HostMemory(buffer, {"shape": vector[0], "typestr": vector[1], "version": 3,
+                                              "data": (buffer.unsafe_buffer_pointer(), False)}))
     if not one_cpu_device:  # (the engine knows its buffers' device: asking jax costs ~2 us)
         devices = buffer.devices()
         if len(devices) != 1 or next(iter(devices)).platform != "cpu":
@@ -312,20 +302,37 @@ def compile_text(text: str, device):
     return c.compile_and_load(text, _xc.DeviceList((device,)), compile_options())
 
 
-def execute(executable, inputs, handlers=None):
-    """Run a compiled program on one device; returns its outputs as device buffers. `handlers`
-    (`result_handlers` of an earlier run of the same executable) make the output arrays in C++:
-    without them jax's Python builds each output's sharding and array (~5 us of a ~10 us call)."""
-    if handlers is not None:
-        return executable.execute_sharded(inputs).consume_with_handlers(handlers)
-    out = executable.execute_sharded(inputs).disassemble_into_single_device_arrays()
-    return [o[0] for o in out]
+def execute(executable, inputs):
+    """Run a compiled program on one device; returns its outputs as device buffers. From its
+    second run on, an executable's outputs are made by C++ result handlers (`_handlers`) taken
+    from the arrays jax made at its first run: jax's own path builds each output's sharding and
+    array in Python (~5 us of a ~10 us call)."""
+    entry = _handlers.get(id(executable))
+    if entry is not None and entry[0] is executable:
+        return executable.execute_sharded(inputs).consume_with_handlers(entry[1])
+    results = [o[0] for o in executable.execute_sharded(inputs).disassemble_into_single_device_arrays()]
+    if len(_handlers) >= HANDLERS_KEPT:
+        del _handlers[next(iter(_handlers))]
+    _handlers[id(executable)] = (executable, result_handlers(results))
+    return results
+
+
+# id(executable) -> (executable, the result handlers of its outputs): the executable is held, so
+# its id is not reused while the entry lives; the oldest entry goes first (`forget_executables`
+# empties it when the engine forgets its programs)
+_handlers = {}
+HANDLERS_KEPT = 1024
+
+
+def forget_executables():
+    """Let go of the executables `execute` keeps result handlers for."""
+    _handlers.clear()
 
 
 def result_handlers(results):
     """The handlers that make, from one executable's later outputs, arrays like `results` (its
-    outputs from `execute`): the same shape, dtype, device and commitment. Taken from arrays jax
-    made itself, so they never describe an output otherwise than jax would."""
+    outputs from jax's own path): the same shape, dtype, device and commitment, so an output is
+    never described otherwise than jax would describe it."""
     return [_xc.array_result_handler(r.aval, r.sharding, committed=r.committed, _skip_checks=True)
             for r in results]
 
