@@ -436,9 +436,11 @@ class Plan:
         index = self.index
         sig.append(tuple([index[id(o)] for o in outputs]))
         try:
-            return StructuralKey(sig)
+            key = StructuralKey(sig)
         finally:
             sig.pop()
+        key._hash = _tuple_hash(key)  # (now: a first lookup that raised AttributeError cost ~1-2 us)
+        return key
 
 
 class StructuralKey(tuple):
@@ -449,10 +451,13 @@ class StructuralKey(tuple):
 
     def __hash__(self):
         try:
-            return self._hash
+            return self._hash  # (set by `Plan.key`)
         except AttributeError:
             h = self._hash = tuple.__hash__(self)
             return h
+
+
+_tuple_hash = tuple.__hash__
 
 
 def split_leaves(leaves):
