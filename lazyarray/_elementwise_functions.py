@@ -208,12 +208,14 @@ def _make_unary(name, category, lower):
     allowed = dt.CATEGORIES[category]
 
     def fn(x: Array, /) -> Array:
-        check_array(x)
+        if type(x) is not Array:  # (a view, or not an array: the check; an Array needs none)
+            check_array(x)
         node = x._node
-        if x.dtype not in allowed:
-            if category != "floating" or x.dtype.kind not in "biu":
-                raise TypeError(f"{name}: expected an array of {category} dtype, got {x.dtype}")
-            node = ops.convert(node, _float_for(x.dtype))  # an extension, as numpy
+        d = node.dtype
+        if d not in allowed:
+            if category != "floating" or d.kind not in "biu":
+                raise TypeError(f"{name}: expected an array of {category} dtype, got {d}")
+            node = ops.convert(node, _float_for(d))  # an extension, as numpy
         return Array._wrap(lower(node), x._device)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"The standard's `{name}` (dtype category: {category})."
