@@ -13,7 +13,9 @@ entry). `write` writes a file of its own name in the entry's directory and renam
 entry (atomic on POSIX), so two processes storing one entry at once leave one whole file and a
 reader never sees half of one. After each write the directory is kept under
 `LAZYARRAY_CACHE_BYTES` by deleting the least recently used entries (a hit refreshes an entry's
-modification time). A directory that cannot be written (read-only, a file in its place, no
+modification time); the small per-command files under `manifests/` (`_prefetch`: what a command's
+last run used and learnt, rewritten at each run's exit) count and go by age too, so a stream of
+distinct commands cannot grow the directory past the bound. A directory that cannot be written (read-only, a file in its place, no
 permission) never breaks the user's program: the first failed write warns once (RuntimeWarning)
 and later writes under that root are skipped, so the process runs on with in-memory programs.
 No jax import: the payload's bytes come from `_runtime`.
@@ -31,6 +33,7 @@ from . import _config
 
 MAGIC = b"LZXLA\x00\x01\n"
 SUFFIX = ".xla"
+COMMAND_FILES = ("manifests", (".txt", ".costs"))  # (directory, suffixes) of `_prefetch`'s files
 _HEAD = struct.Struct("<H")
 _SIZE = struct.Struct("<Q")
 _STALE_TMP_SECONDS = 3600  # a temporary file this old was left by a process that died mid-write
@@ -117,7 +120,8 @@ def _note_unwritable(root, exc):
 
 
 def _entries(root):
-    """(mtime, size, path) of every entry under root; stale temporary files are removed."""
+    """(mtime, size, path) of every entry and per-command file under root; stale temporary
+    files are removed."""
     out = []
     now = time.time()
     for dirpath, _, files in os.walk(root):
@@ -127,7 +131,8 @@ def _entries(root):
                 st = os.stat(p)
             except OSError:  # deleted by another process meanwhile
                 continue
-            if name.endswith(SUFFIX):
+            if name.endswith(SUFFIX) or (os.path.basename(dirpath) == COMMAND_FILES[0]
+                                         and name.endswith(COMMAND_FILES[1])):
                 out.append((st.st_mtime, st.st_size, p))
             elif name.endswith(".tmp") and now - st.st_mtime > _STALE_TMP_SECONDS:
                 try:

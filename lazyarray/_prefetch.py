@@ -37,7 +37,7 @@ import sys
 import threading
 from concurrent.futures import Future
 
-from . import _config, _runtime, _structural_key
+from . import _config, _disk_cache, _runtime, _structural_key
 from ._engine_state import state
 
 MAX_ENTRIES = 64
@@ -55,7 +55,7 @@ def manifest_path(root):
     `root`. The command line is the interpreter's own (`sys.orig_argv`: `python -c CODE` names
     the code, and a program that rewrites `sys.argv` keeps its name)."""
     ident = json.dumps([os.getcwd(), getattr(sys, "orig_argv", sys.argv)])
-    return os.path.join(root, "manifests", hashlib.sha256(ident.encode()).hexdigest()[:32] + ".txt")
+    return os.path.join(root, _disk_cache.COMMAND_FILES[0], hashlib.sha256(ident.encode()).hexdigest()[:32] + ".txt")
 
 
 MAX_COSTS = 512  # records of learnt costs kept per command

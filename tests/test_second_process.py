@@ -207,3 +207,25 @@ def test_queued_loads_are_dropped_once_the_program_ended(tmp_path, monkeypatch):
     monkeypatch.setattr(_prefetch._runtime, "load_serialized", lambda *a: loads.append(a))
     _prefetch._load_all([(path, 0)], None)
     assert future.result() is None and loads == []
+
+
+def test_the_size_bound_counts_the_per_command_files(tmp_path):
+    """A stream of distinct commands leaves a manifest and learnt costs each: they count in the
+    bound and the oldest go first, entries and per-command files alike."""
+    from lazyarray import _disk_cache
+    files = []
+    for k in range(4):
+        entry = tmp_path / f"{k:02d}" / f"e{k}.xla"
+        entry.parent.mkdir()
+        entry.write_bytes(b"x" * 100)
+        command = tmp_path / "manifests" / f"c{k}{('.txt', '.costs')[k % 2]}"
+        command.parent.mkdir(exist_ok=True)
+        command.write_bytes(b"y" * 100)
+        for age, p in enumerate((entry, command)):
+            os.utime(p, (1000 + 2 * k + age, 1000 + 2 * k + age))
+        files += [entry, command]
+    other = tmp_path / "manifests" / "notes.md"  # not ours: never counted nor deleted
+    other.write_bytes(b"z" * 1000)
+    assert _disk_cache.enforce_bound(str(tmp_path), 450) == 400
+    assert [p.exists() for p in files] == [False] * 4 + [True] * 4
+    assert other.exists()
