@@ -269,7 +269,8 @@ def host_view(node, device, cause, sole_user):
             view = _runtime.host_view(buf, one_cpu_device=True)  # (checked above)
             if view is None or view.dtype != npdt or view.shape != shape:
                 return None
-        pool.lend(buf, view.base)
+        view.base.deaths = pool.returned  # (the HostMemory's death ends the lending: no watch)
+        pool.lend(buf)
         metrics.zero_copy_reads += 1
         return view
 

@@ -72,15 +72,19 @@ class BufferPool:
         # (none pinned, the common case: the mapping's own dict answers without its Python-level get)
         return bool(pinned.data) and pinned.get(id(buffer)) is buffer
 
-    def lend(self, buffer, base):
+    def lend(self, buffer, base=None):
         """`base` (the base object of a numpy array over the buffer's memory) shows the buffer:
-        keep the buffer out of reuse until `base` dies. Called with the engine lock held."""
+        keep the buffer out of reuse until `base` dies. With no `base`, the caller has made the
+        base report its own death: it appends `(buffer,)` to `returned` (`_runtime.HostMemory`'s
+        `deaths`), which costs less than a weak reference per read. Called with the engine lock
+        held."""
         if self.returned:
             self._drain()
         lent = self._lent
         key = id(buffer)
         lent[key] = lent.get(key, 0) + 1
-        self._watch(base, (buffer,))
+        if base is not None:
+            self._watch(base, (buffer,))
 
     def is_lent(self, buffer):
         with lock:

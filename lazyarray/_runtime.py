@@ -161,12 +161,21 @@ def to_numpy(buffer) -> np.ndarray:
 class HostMemory:
     """The base object of a numpy array over a CPU buffer's memory (`host_view`). It holds the
     buffer, so the memory outlives every numpy array made from it, and numpy collapses every view
-    of such an array onto it: it lives exactly as long as some numpy array shows the memory."""
-    __slots__ = ("buffer", "__array_interface__", "__weakref__")
+    of such an array onto it: it lives exactly as long as some numpy array shows the memory.
+    `deaths`: None, or a deque its death appends `(buffer,)` to (in whatever thread drops the
+    last numpy array: a deque's append is atomic; `_pool.BufferPool.lend`), cheaper than a weak
+    reference per read."""
+    __slots__ = ("buffer", "__array_interface__", "deaths", "__weakref__")
 
-    def __init__(self, buffer, interface):
+    def __init__(self, buffer, interface, deaths=None):
         self.buffer = buffer
         self.__array_interface__ = interface  # (jax's read-only view's, made writable)
+        self.deaths = deaths
+
+    def __del__(self):
+        deaths = self.deaths
+        if deaths is not None:
+            deaths.append((self.buffer,))
 
 
 def host_view(buffer, one_cpu_device=False, vector=None) -> np.ndarray | None:
