@@ -1,6 +1,8 @@
 """Contraction: dot_general (matmul, tensordot, vecdot, einsum-like batches)."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import _blas_threads
@@ -82,7 +84,7 @@ def _dot(node, x, y):
     lb, rb, lc, rc = node.attrs
     lfree = [i for i in range(x.ndim) if i not in lb and i not in lc]
     rfree = [i for i in range(y.ndim) if i not in rb and i not in rc]
-    size = lambda shape, axes: int(np.prod([shape[i] for i in axes], dtype=np.int64))  # noqa: E731
+    size = lambda shape, axes: math.prod([shape[i] for i in axes])  # noqa: E731 (np.prod: ~10 us a call)
     b, m, n, k = size(x.shape, lb), size(x.shape, lfree), size(y.shape, rfree), size(x.shape, lc)
     xm = np.transpose(x, list(lb) + lfree + list(lc)).reshape(b, m, k)
     ym = np.transpose(y, list(rb) + list(rc) + rfree).reshape(b, k, n)
