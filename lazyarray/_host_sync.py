@@ -302,7 +302,10 @@ class _Evaluator:
         op = node.op
         if op not in _PLAIN:
             cond = EXACT.get(op, False)
-            if cond is False or (cond is not None and not cond(node)) or not op.interpretable(node):
+            if cond is False or (cond is not None and not cond(node)):
+                raise _Fallback
+            covers = op.covers  # (`OpDef.interpretable`, inline)
+            if op.evaluate is None or (covers is not None and not covers(node)):
                 raise _Fallback
         self.ops += 1
         if self.ops > MAX_OPS:
@@ -311,12 +314,22 @@ class _Evaluator:
             memo = self.memo
             values = []
             for a in node.args:
-                if a.op is None and self.seen is None:  # a leaf: its element, or its 0-D value
-                    v = leaf_value(a)
+                if self.seen is not None:  # (the verifier's walk records every node: the general path)
+                    values.append(self.element(a, idx) if a.shape else self.whole(a))
+                elif a.op is None:  # a leaf: its element, or its 0-D value
+                    v = a.host  # (leaf_value's common case, inline)
+                    if type(v) is not np.ndarray or v.dtype is not a.dtype.np or v.shape != a.shape:
+                        v = leaf_value(a)
                     values.append(v[idx] if a.shape else v)
                 elif a.shape:
                     m = memo.get(id(a))
-                    values.append(m[idx] if m is not None else self.element(a, idx))
+                    if m is not None:
+                        values.append(m[idx])
+                    else:
+                        n = 1
+                        for s in a.shape:
+                            n *= s
+                        values.append(self.whole(a)[idx] if n <= SMALL else self._pushed(a, idx))
                 else:
                     values.append(self.whole(a))
             v = op.evaluate(node, *values)
