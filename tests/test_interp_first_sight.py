@@ -12,7 +12,9 @@ import pytest
 
 import lazyarray as xp
 from lazyarray import _interpret, _tier_policy
+from lazyarray._array_object import Array
 from lazyarray._graph import Plan
+from lazyarray._ops import shape as shape_ops
 from lazyarray._metrics import metrics
 
 
@@ -94,8 +96,15 @@ def test_a_small_interpreted_graph_matches_numpy_through_serve():
     assert got == pytest.approx(float(np.sum(np.abs(a * 3.0 - 1.0))), rel=1e-13)
 
 
+@pytest.fixture(params=["verifier on", "verifier off"])
+def verifier(request, monkeypatch):
+    """Small host reads take a shorter path without the graph verifier (on in our suites)."""
+    monkeypatch.setattr(xp.config, "verify", request.param == "verifier on")
+    return request.param
+
+
 @pytest.mark.parametrize("dtype", ["float64", "float32", "int8", "int64", "uint8", "bool"])
-def test_an_element_pushed_through_a_chain_is_numpys(dtype):
+def test_an_element_pushed_through_a_chain_is_numpys(dtype, verifier):
     rng = np.random.default_rng(3)
     npdt = np.dtype(dtype)
     if npdt.kind == "b":
@@ -122,9 +131,29 @@ def test_an_element_pushed_through_a_chain_is_numpys(dtype):
     assert metrics.host_syncs > before  # the reads were the host path's, not a program's
 
 
-def test_the_probe_leaves_the_large_array_pending_and_right():
+def test_the_probe_leaves_the_large_array_pending_and_right(verifier):
     base = xp.asarray(np.arange(100.0))
     y = base * 2.0 + 1.0
+    before = metrics.host_syncs
     assert bool(xp.any(xp.reshape(y, (-1,))[0])) is True
+    assert metrics.host_syncs == before + 1
     assert y._node.op is not None  # still pending: its program fuses it later
     np.testing.assert_array_equal(np.asarray(y), np.arange(100.0) * 2.0 + 1.0)
+
+
+@pytest.mark.parametrize("start", [0, 5, 97, 150, -3])
+def test_a_dynamic_start_read_on_the_host_clamps_as_stablehlo(start, verifier):
+    """Elements of a window `dynamic_slice(y, i, 3)` of a large pending vector: the start is
+    clamped so the window fits (StableHLO), so the elements are numpy's of the clamped slice.
+    (The public indexing API raises on an out-of-range Python index, so the node is made here.)"""
+    a = np.linspace(-1.0, 1.0, 100)
+    y = xp.asarray(a) * 3.0 - 0.5
+    i = xp.asarray(start)
+    window = Array._wrap(shape_ops.dynamic_slice(y._node, [i._node], (3,)), y._device)
+    lo = min(max(start, 0), 97)
+    want = a[lo:lo + 3] * 3.0 - 0.5
+    before = metrics.host_syncs
+    for k in range(3):
+        assert float(window[k]) == want[k]
+    assert metrics.host_syncs == before + 1  # (the window, small, was computed whole and realized)
+    assert y._node.op is not None
