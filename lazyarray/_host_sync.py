@@ -199,8 +199,8 @@ class _Evaluator:
 
     An element pushed through a node (`element`, `_pushed`) stays the numpy scalar its op's
     evaluation gives (np.float64, np.bool_, ...: the node's dtype, checked), not a 0-D array:
-    numpy's scalar arithmetic is the same IEEE arithmetic at a third of the cost, and the
-    conversion to a 0-D array was a third of the probe's evaluation. Whole values are arrays."""
+    the same values (numpy's scalar and array arithmetic agree, NEP 50), without a conversion
+    per op (~0.3-0.5 us each). Whole values are arrays."""
     __slots__ = ("memo", "ops", "computed", "seen", "order", "leaves")
 
     def __init__(self, verify=False):
