@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import _blas_threads
 from .core import OpDef, kinds
-from .shape import TRANSPOSE, reshape
+from .shape import TRANSPOSE, reshape, shared_attrs
 
 
 def _dot_rule(args, a):
@@ -116,8 +116,8 @@ def _fold_transpose(x, batch, contract):
     return x.args[0], tuple(perm[i] for i in batch), tuple(perm[i] for i in contract)
 
 
-# (lhs_batch, rhs_batch, lhs_contract, rhs_contract) as tuples -> their DOT_GENERAL.Attrs: a
-# handful of distinct values (matmul's, tensordot's), bounded by emptying
+# (lhs_batch, rhs_batch, lhs_contract, rhs_contract) as tuples -> their DOT_GENERAL.Attrs
+# (`shape.shared_attrs`: a handful of distinct values, matmul's and tensordot's)
 _attrs = {}
 
 
@@ -138,9 +138,4 @@ def dot_general(x, y, lhs_batch, rhs_batch, lhs_contract, rhs_contract):
             out = dot_general(reshape(y, (1, y.shape[0])), x, (), (), (1,), (0,))
             return reshape(out, (x.shape[1], 1))
     key = (tuple(lhs_batch), tuple(rhs_batch), tuple(lhs_contract), tuple(rhs_contract))
-    attrs = _attrs.get(key)
-    if attrs is None:
-        if len(_attrs) >= 1024:
-            _attrs.clear()
-        attrs = _attrs[key] = DOT_GENERAL.Attrs(*key)
-    return DOT_GENERAL.bind((x, y), attrs)
+    return DOT_GENERAL.bind((x, y), shared_attrs(_attrs, key, DOT_GENERAL.Attrs))

@@ -11,7 +11,7 @@ import numpy as np
 from .. import _dtypes as dt
 from .core import OpDef, typed
 from .elementwise import ADD, AND, MAXIMUM, MINIMUM, MULTIPLY, NOT, OR, emit_compare, emit_select
-from .shape import iota
+from .shape import iota, shared_attrs
 
 
 def lowest(d):
@@ -136,13 +136,15 @@ def _cumulative_compile_extra(node):
     return 0.15 if node.shape[node.attrs.axis] >= 64 else 0.01
 
 
+_reduce_attrs = {}  # (kind, dims) -> REDUCE.Attrs (`shape.shared_attrs`)
+
 REDUCE = OpDef("reduce", attrs=("kind", "dims"), rule=_reduce_rule, lower=_lower_reduce,
                evaluate=_reduce, covers=_host_covers, compile_extra=_reduce_compile_extra)
 
 
 def reduce(x, dims, kind):
     dims = tuple(sorted(dims))
-    return REDUCE.bind((x,), REDUCE.Attrs(kind, dims)) if dims else x
+    return REDUCE.bind((x,), shared_attrs(_reduce_attrs, (kind, dims), REDUCE.Attrs)) if dims else x
 
 
 # ---------------------------------------------------------------- inclusive scan along one axis
