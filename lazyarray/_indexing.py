@@ -85,7 +85,9 @@ def _pattern(key):
     if type(key) in _NUMPY_INTS:
         return (int(key),)
     if type(key) is not tuple:
-        return None
+        if type(key) is not slice and key is not None:
+            return None
+        key = (key,)  # (x[a:b], x[None]: a key of one item reads as that item alone)
     out = []
     for k in key:
         if k is None or type(k) is int:

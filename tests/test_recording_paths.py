@@ -154,3 +154,29 @@ def test_numpy_integer_keys_act_as_python_ints(tier, itype):
         np.testing.assert_array_equal(np.asarray(v[itype(-1)]), v_np[-1])
         np.testing.assert_array_equal(np.asarray(X[itype(-1), itype(-2)]), X_np[-1, -2])
 
+
+
+def test_bare_slice_and_none_keys_read_and_write_as_one_item_tuples(tier):
+    X_np = np.arange(24.0).reshape(4, 6)
+    X = xp.asarray(X_np) * 1.0
+    for key in (slice(1, 3), slice(None, None, -1), slice(-3, None, 2), None):
+        got = X[key]
+        assert xp.graph_text(got) == xp.graph_text(X[(key,)])
+        np.testing.assert_array_equal(np.asarray(got), X_np[key])
+        np.testing.assert_array_equal(np.asarray(X[key]), X_np[key])  # (the memoized plan)
+    W_np = X_np.copy()
+    W = xp.asarray(W_np)
+    W[1:3] = -1.0
+    W[::-2] = 5.0
+    W_np[1:3] = -1.0
+    W_np[::-2] = 5.0
+    np.testing.assert_array_equal(np.asarray(W), W_np)
+    v = W[1:3]  # a view: writes through it reach W, as numpy's
+    v[0] = 9.0
+    W_np[1] = 9.0
+    np.testing.assert_array_equal(np.asarray(W), W_np)
+    with pytest.raises(IndexError) as bare:
+        X[None][0, 0, 0, 0]
+    with pytest.raises(IndexError) as general:
+        X[(None,)][0, 0, 0, 0]
+    assert str(bare.value) == str(general.value)
