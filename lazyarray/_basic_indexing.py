@@ -109,10 +109,11 @@ def slice_read(node, axes, out_shape):
     """The selection (axes, out_shape) of `node`."""
     if 0 in out_shape:
         return ops.constant(0, node.dtype, out_shape)
-    spans = tuple(a.span for a in axes)
+    spans = tuple([a.span for a in axes])  # (lists, not generators: every basic read runs this)
     if spans != node.shape:
         node = ops.dynamic_slice(node, _starts(axes), spans)
-    if any(a.step != 1 for a in axes):
+    steps = tuple([a.step for a in axes])
+    if steps.count(1) != len(steps):
         node = ops.slice_(node, (0,) * len(axes), spans, tuple(abs(a.step) for a in axes))
         node = ops.reverse(node, [i for i, a in enumerate(axes) if a.step < 0])
     return ops.reshape(node, out_shape)
