@@ -81,3 +81,4 @@ report_at_exit = os.environ.get("LAZYARRAY_REPORT_AT_EXIT", "0") not in ("", "0"
 checks = os.environ.get("LAZYARRAY_CHECKS", "0") not in ("", "0")  # see _checks
 verify = os.environ.get("LAZYARRAY_VERIFY", "0") not in ("", "0")  # see _verify
 debug = _int("LAZYARRAY_DEBUG", 0)  # see _debug_log
+gc_freeze = os.environ.get("LAZYARRAY_GC_FREEZE", "1") not in ("", "0")  # see _gc_freeze (at import only)

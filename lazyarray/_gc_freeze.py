@@ -14,18 +14,14 @@ functions and types hardly ever do). `LAZYARRAY_GC_FREEZE=0` leaves the collecto
 from __future__ import annotations
 
 import gc
-import os
 
-
-def wanted() -> bool:
-    """Whether the environment allows it (`LAZYARRAY_GC_FREEZE`, default on)."""
-    return os.environ.get("LAZYARRAY_GC_FREEZE", "1") not in ("", "0")
+from . import _config
 
 
 def freeze_import_objects() -> bool:
     """Collect once, then move every tracked object to the permanent generation. Returns whether
-    it did (not when opted out)."""
-    if not wanted():
+    it did (not when opted out: `_config.gc_freeze`, LAZYARRAY_GC_FREEZE)."""
+    if not _config.gc_freeze:
         return False
     gc.collect()
     gc.freeze()
