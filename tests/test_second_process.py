@@ -124,6 +124,16 @@ def test_a_run_keeps_the_seconds_per_run_of_what_it_did_not_compile(learning):
     assert _program_cache.learnt_seconds(skey, device) == seen.seconds / seen.runs
 
 
+def test_a_graph_seen_once_is_not_recorded(learning):
+    """It never reached a decision (interpret_first is 2), here or in the next run: naming it at
+    exit would cost for nothing."""
+    root, est = learning
+    _graph_runs(1, np.linspace(0.0, 1.0, 7))
+    assert _the_sighting()[1].runs == 1
+    _program_cache.keep_learnt_costs()
+    assert not os.path.exists(_prefetch.costs_path(root))
+
+
 def test_a_record_is_kept_as_first_learnt(learning):
     root, est = learning
     an = np.linspace(0.0, 1.0, 7)
