@@ -168,25 +168,12 @@ def structural_path(device, skey, donated=()):
     and source, numpy's, Python's, jax/jaxlib's, XLA_FLAGS, the platform and the device kind."""
     if not _config.cache_dir or device.mesh is not None:
         return None
-    last = _last_path
-    if last[0] is skey and last[1] is device and last[2] == donated and last[3] == _config.cache_dir:
-        return last[4]  # (a graph's first sight asks twice: `from_disk`, then `learnt_seconds`)
     try:
         graph = _structural_key.digest(skey, donated)
     except _structural_key.Unkeyable:
         return None
-    path = _runtime.disk_path(f"{_DISK_KEY_PREFIX}structural|{_structural_key.code_fingerprint()}|"
+    return _runtime.disk_path(f"{_DISK_KEY_PREFIX}structural|{_structural_key.code_fingerprint()}|"
                               f"XLA_FLAGS={os.environ.get('XLA_FLAGS', '')}|{graph}", device._pjrt)
-    _set_last_path(skey, device, donated, path)
-    return path
-
-
-_last_path = (None, None, None, None, None)  # (skey, device, donated, cache dir, path) of the last call
-
-
-def _set_last_path(skey, device, donated, path):
-    global _last_path
-    _last_path = (skey, device, donated, _config.cache_dir, path)
 
 
 def _text_path(text, device):
@@ -204,7 +191,8 @@ class _DiskListing:
     benchmark's cold cache) none does, and hashing each new graph's structural key to look for
     its program (~1-3 us a node) would be wasted. Entries live in subdirectories of the root, so
     the root's mtime changes whenever one appears or goes: one stat per lookup, the listing again
-    only then. An entry another process writes later is found at the next lookup after it (on a
+    only then. (Entries' directories are named by two hex digits; `manifests/` alone, which a run
+    that compiled nothing leaves, holds none.) An entry another process writes later is found at the next lookup after it (on a
     filesystem with coarse timestamps, one written in the tick of the listing may be missed until
     the root changes again: a lost disk hit, never a wrong program)."""
     __slots__ = ("root", "mtime", "holds")
@@ -223,7 +211,7 @@ class _DiskListing:
                 names = os.listdir(root)
             except OSError:
                 return False
-            self.holds = any(os.path.isdir(os.path.join(root, n)) for n in names)
+            self.holds = any(len(n) == 2 and os.path.isdir(os.path.join(root, n)) for n in names)
             self.root, self.mtime = root, mtime
         return self.holds
 
@@ -340,7 +328,8 @@ _absent_roots = set()  # cache dirs that did not exist at the first sight here (
 
 def learnt_seconds(skey, device):
     """Seconds per interpreted run that the last run of this command measured for this graph
-    while it did not compile it, or None (no record: the tier policy times it itself).
+    while it did not compile it, or None (no record: the tier policy times it itself). Asked
+    once per graph, at its first decision (a graph seen once never pays for naming it).
 
     The tier policy compiles a graph once interpreting it has cost its estimated compile: timed,
     so the runs of one command decide differently on a shared machine. The demo's first process

@@ -197,8 +197,6 @@ def serve(skey, plan, outputs, device, site, plain_key=None):
         if _config.debug:
             _debug_log.interpreted_new(format_site(site), plan.order)
         entry = sightings[tkey] = Sighting(pinned)
-        if not pinned:  # decide as the last run of this command did (`learnt_seconds`)
-            entry.learnt = learnt_seconds(skey, device)
         if len(sightings) > 4 * _config.cache_size:
             del sightings[next(iter(sightings))]
     future = entry.future
@@ -236,6 +234,7 @@ def serve(skey, plan, outputs, device, site, plain_key=None):
         estimate = entry.estimate
         if estimate is None:  # (a walk over the nodes: once, when it may first decide)
             estimate = entry.estimate = compile_estimate(plan.order) * (1.0 if on_host else ACCELERATOR_COMPILE_RATIO)
+            entry.learnt = learnt_seconds(skey, device)  # decide as the last run of this command did
         spent = entry.seconds if entry.learnt is None else entry.runs * entry.learnt
         if spent >= estimate:
             # emitted before the nodes turn into leaves
