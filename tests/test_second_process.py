@@ -239,3 +239,14 @@ def test_the_size_bound_counts_the_per_command_files(tmp_path):
     assert _disk_cache.enforce_bound(str(tmp_path), 450) == 400
     assert [p.exists() for p in files] == [False] * 4 + [True] * 4
     assert other.exists()
+
+
+def test_a_cache_holding_only_per_command_files_counts_as_empty(tmp_path):
+    """A run that compiled nothing leaves learnt costs under manifests/: the next run must not
+    name each new graph to look for a program that cannot be there."""
+    listing = _program_cache._DiskListing()
+    (tmp_path / "manifests").mkdir()
+    (tmp_path / "manifests" / "c.costs").write_text("")
+    assert not listing.may_hold(str(tmp_path))
+    (tmp_path / "ab").mkdir()
+    assert listing.may_hold(str(tmp_path))
