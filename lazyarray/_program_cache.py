@@ -68,7 +68,10 @@ def install(key, compiled):
     programs[key] = compiled
     _prefetch.note_used(compiled.name)
     if len(programs) > _config.cache_size:
-        del programs[next(iter(programs))]
+        evicted_key = next(iter(programs))
+        evicted = programs.pop(evicted_key)
+        state.replays.pop(evicted_key, None)  # (its run recipe holds the program too)
+        _runtime.forget_executable(evicted.executable)
     return compiled
 
 

@@ -338,6 +338,13 @@ def forget_executables():
     _handlers.clear()
 
 
+def forget_executable(executable):
+    """Let go of one executable's result handlers (its program left the in-memory cache)."""
+    entry = _handlers.get(id(executable))
+    if entry is not None and entry[0] is executable:
+        del _handlers[id(executable)]
+
+
 def result_handlers(results):
     """The handlers that make, from one executable's later outputs, arrays like `results` (its
     outputs from jax's own path): the same shape, dtype, device and commitment, so an output is
