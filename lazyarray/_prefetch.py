@@ -92,12 +92,17 @@ def learnt_costs(root):
 def write_costs(root, records):
     """Write this command's learnt costs (the last MAX_COSTS of `records`), atomically; errors
     are ignored (a missing record costs the next run its own timing, nothing else)."""
-    path = costs_path(root)
+    _write_atomic(costs_path(root), "".join(f"{name} {seconds!r}\n" for name, seconds in list(records.items())[-MAX_COSTS:]))
+
+
+def _write_atomic(path, text):
+    """Write `text` to `path` by an atomic rename (errors ignored: a missing per-command file
+    costs the next run its head start, nothing else)."""
     tmp = f"{path}.{os.getpid()}.tmp"
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(tmp, "w") as f:
-            f.write("".join(f"{name} {seconds!r}\n" for name, seconds in list(records.items())[-MAX_COSTS:]))
+            f.write(text)
         os.replace(tmp, path)
     except OSError:
         try:
@@ -127,18 +132,7 @@ def write_manifests():
     for root, names in list(_used.items()):
         if not names or not os.path.isdir(root):  # (a directory removed meanwhile stays removed)
             continue
-        path = manifest_path(root)
-        tmp = f"{path}.{os.getpid()}.tmp"
-        try:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(tmp, "w") as f:
-                f.write("\n".join(names) + "\n")
-            os.replace(tmp, path)
-        except OSError:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+        _write_atomic(manifest_path(root), "\n".join(names) + "\n")
 
 
 def _manifest_names(root):
