@@ -11,6 +11,7 @@ from . import _dtypes as dt
 from . import _ops as ops
 from ._array_object import Array
 from ._graph import scalar_leaf
+from ._ops.core import memo
 
 
 def broadcast_shapes(*shapes):
@@ -84,24 +85,19 @@ def binary_operands(x1, x2, fname):
     return n1, n2, dtype, shape, device
 
 
-# (s1, s2) -> (shape, plan1, plan2) for two nonempty shapes that differ: a pure function of two
-# tuples of ints (cheap to hash), bounded by emptying. Shapes that do not broadcast raise at
-# every call and are never stored.
+# (s1, s2) -> (shape, plan1, plan2) for two nonempty shapes that differ (`_ops.core.memo`).
+# Shapes that do not broadcast raise at every call and are never stored.
 _pair_broadcasts = {}
-_PAIR_BROADCAST_CACHE = 4096
 
 
 def pair_broadcast(s1, s2):
     """The broadcast shape of s1 and s2 and, for each, how to reach it (`_broadcast_plan`)."""
-    key = (s1, s2)
-    hit = _pair_broadcasts.get(key)
-    if hit is None:
-        shape = broadcast_shapes(s1, s2)
-        hit = (shape, _broadcast_plan(s1, shape), _broadcast_plan(s2, shape))
-        if len(_pair_broadcasts) >= _PAIR_BROADCAST_CACHE:
-            _pair_broadcasts.clear()
-        _pair_broadcasts[key] = hit
-    return hit
+    return memo(_pair_broadcasts, (s1, s2), _pair_broadcast)
+
+
+def _pair_broadcast(s1, s2):
+    shape = broadcast_shapes(s1, s2)
+    return shape, _broadcast_plan(s1, shape), _broadcast_plan(s2, shape)
 
 
 def _broadcast_plan(s, shape):

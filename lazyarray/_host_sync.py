@@ -87,6 +87,16 @@ _PLAIN = frozenset(op for op, cond in EXACT.items()
                    if cond is None and op.covers is None and op.evaluate is not None)
 
 
+def _takes(node):
+    """Whether this path computes `node` exactly: its op is in EXACT, EXACT's further condition
+    holds, and an evaluation covers the node (`OpDef.interpretable`). (The ops of `_PLAIN` pass
+    by construction: callers on the per-node path test that set first. `run_leaf_op` keeps an
+    inline twin over `_LEAF_OPS`: it is the whole of the hottest read.)"""
+    op = node.op
+    cond = EXACT.get(op, False)
+    return cond is not False and (cond is None or cond(node)) and op.interpretable(node)
+
+
 def usable(device) -> bool:
     """Whether a sync on `device` may take this path now."""
     return (device.platform == "cpu" and device.mesh is None and _config.interpret_first
@@ -106,8 +116,7 @@ def run(targets):
         # does not take (a float sum: the commonest read of a larger graph) fails the read here,
         # without the evaluator's set-up (a nonempty node is checked whole or at an index; an
         # empty one may be computed with no check)
-        cond = EXACT.get(op, False)
-        if cond is False or (cond is not None and not cond(first)) or not op.interpretable(first):
+        if not _takes(first):
             return False
     ev = _Evaluator(_config.verify)
     quiet = numpy_errors_quiet()  # (numpy's floating-point warnings off, as in the interpreter tier)
@@ -217,11 +226,8 @@ class _Evaluator:
 
     def _check(self, node):
         """Spend one op of the budget on `node`, which must be one this path takes."""
-        op = node.op
-        if op not in _PLAIN:
-            cond = EXACT.get(op, False)
-            if cond is False or (cond is not None and not cond(node)) or not op.interpretable(node):
-                raise _Fallback
+        if node.op not in _PLAIN and not _takes(node):
+            raise _Fallback
         self.ops += 1
         if self.ops > MAX_OPS:
             raise _Fallback
@@ -300,13 +306,8 @@ class _Evaluator:
     def _pushed(self, node, idx):
         """node[idx] from its operands' elements: the index pushed through the node."""
         op = node.op
-        if op not in _PLAIN:
-            cond = EXACT.get(op, False)
-            if cond is False or (cond is not None and not cond(node)):
-                raise _Fallback
-            covers = op.covers  # (`OpDef.interpretable`, inline)
-            if op.evaluate is None or (covers is not None and not covers(node)):
-                raise _Fallback
+        if op not in _PLAIN and not _takes(node):
+            raise _Fallback
         self.ops += 1
         if self.ops > MAX_OPS:
             raise _Fallback

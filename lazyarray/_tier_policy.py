@@ -74,12 +74,22 @@ def compile_seconds(order):
     """Seconds XLA's CPU compile takes for the graph of these computed nodes (measured here: ~28 ms
     for one op, ~110 ms for 100), each op's own extra included (`OpDef.compile_extra`: a cumulative
     sum alone compiles in ~170 ms, a float max in ~130 ms)."""
-    total = COMPILE_FIXED + COMPILE_PER_NODE * len(order)
+    extra = 0.0
     for node in order:
-        extra = node.op.compile_extra
-        if extra is not None:
-            total += extra(node)
-    return total
+        more = node.op.compile_extra
+        if more is not None:
+            extra += more(node)
+    return _compile_seconds(len(order), extra)
+
+
+def _compile_seconds(n_nodes, extra):
+    """compile_seconds' formula, from its two sums (`first_sight` takes them in its own walk)."""
+    return COMPILE_FIXED + COMPILE_PER_NODE * n_nodes + extra
+
+
+def _work_pays(work, compile_s):
+    """interpreting_pays' rule: `work` element-ops of numpy against a compile of `compile_s`."""
+    return work <= INTERPRET_MAX_WORK * compile_s / COMPILE_FIXED
 
 
 def compile_estimate(order):
@@ -92,8 +102,7 @@ def interpreting_pays(order):
     element-ops for a one-op graph, growing with the compile's cost (a 300-node graph of SciPy's
     cubature, 34M element-ops, is ~0.1 s in numpy against a 0.3-2 s compile; SciPy's rankdata of
     1e6 elements, 22M element-ops with a cumulative sum, ~0.1 s against ~0.4 s)."""
-    work = sum(math.prod(n.shape) for n in order)
-    return work <= INTERPRET_MAX_WORK * compile_seconds(order) / COMPILE_FIXED
+    return _work_pays(sum(math.prod(n.shape) for n in order), compile_seconds(order))
 
 
 def first_sight(order):
@@ -118,8 +127,7 @@ def first_sight(order):
             extra += more(node)
         if op is FFT:
             fft = True
-    seconds = COMPILE_FIXED + COMPILE_PER_NODE * len(order) + extra  # (compile_seconds)
-    if work > INTERPRET_MAX_WORK * seconds / COMPILE_FIXED:
+    if not _work_pays(work, _compile_seconds(len(order), extra)):
         return None
     return work, fft
 

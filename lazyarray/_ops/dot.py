@@ -6,36 +6,29 @@ import math
 import numpy as np
 
 from .. import _blas_threads
-from .core import OpDef, kinds
-from .shape import TRANSPOSE, reshape, shared_attrs
+from .core import OpDef, kinds, memo
+from .shape import TRANSPOSE, reshape
 
 
 def _dot_rule(args, a):
     x, y = args
-    if x.dtype is y.dtype:
-        key = (x.shape, y.shape, a)
-        shape = _dot_shapes.get(key)
-        if shape is None:
-            shape = _dot_shape(x, y, a)
-            if len(_dot_shapes) >= 4096:
-                _dot_shapes.clear()
-            _dot_shapes[key] = shape
-        return shape, x.dtype
-    return _dot_shape(x, y, a), x.dtype
+    if x.dtype is not y.dtype:
+        raise AssertionError(f"dot_general of {x.shape} {x.dtype.name} and {y.shape} {y.dtype.name} by {a}")
+    return memo(_dot_shapes, (x.shape, y.shape, a, x.dtype), _dot_shape), x.dtype
 
 
-# (lhs shape, rhs shape, attrs) -> result shape for operands of one dtype: a pure function of
-# tuples of ints, bounded by emptying (a checked triple only: a bad one raises at every call)
+# (lhs shape, rhs shape, attrs, dtype) -> result shape (`core.memo`: a checked key only, a bad
+# one raises at every call)
 _dot_shapes = {}
 
 
-def _dot_shape(x, y, a):
-    if x.dtype is not y.dtype or len(a.lhs_batch) != len(a.rhs_batch) or len(a.lhs_contract) != len(a.rhs_contract) \
-            or any(x.shape[i] != y.shape[j] for i, j in zip(a.lhs_batch + a.lhs_contract, a.rhs_batch + a.rhs_contract)):
-        raise AssertionError(f"dot_general of {x.shape} {x.dtype.name} and {y.shape} {y.dtype.name} by {a}")
-    shape = tuple(x.shape[i] for i in a.lhs_batch)
-    shape += tuple(n for i, n in enumerate(x.shape) if i not in a.lhs_batch and i not in a.lhs_contract)
-    shape += tuple(n for i, n in enumerate(y.shape) if i not in a.rhs_batch and i not in a.rhs_contract)
+def _dot_shape(xs, ys, a, dtype):
+    if len(a.lhs_batch) != len(a.rhs_batch) or len(a.lhs_contract) != len(a.rhs_contract) \
+            or any(xs[i] != ys[j] for i, j in zip(a.lhs_batch + a.lhs_contract, a.rhs_batch + a.rhs_contract)):
+        raise AssertionError(f"dot_general of {xs} {dtype.name} and {ys} {dtype.name} by {a}")
+    shape = tuple(xs[i] for i in a.lhs_batch)
+    shape += tuple(n for i, n in enumerate(xs) if i not in a.lhs_batch and i not in a.lhs_contract)
+    shape += tuple(n for i, n in enumerate(ys) if i not in a.rhs_batch and i not in a.rhs_contract)
     return shape
 
 
@@ -117,7 +110,7 @@ def _fold_transpose(x, batch, contract):
 
 
 # (lhs_batch, rhs_batch, lhs_contract, rhs_contract) as tuples -> their DOT_GENERAL.Attrs
-# (`shape.shared_attrs`: a handful of distinct values, matmul's and tensordot's)
+# (`core.memo`: a handful of distinct values, matmul's and tensordot's)
 _attrs = {}
 
 
@@ -138,4 +131,4 @@ def dot_general(x, y, lhs_batch, rhs_batch, lhs_contract, rhs_contract):
             out = dot_general(reshape(y, (1, y.shape[0])), x, (), (), (1,), (0,))
             return reshape(out, (x.shape[1], 1))
     key = (tuple(lhs_batch), tuple(rhs_batch), tuple(lhs_contract), tuple(rhs_contract))
-    return DOT_GENERAL.bind((x, y), shared_attrs(_attrs, key, DOT_GENERAL.Attrs))
+    return DOT_GENERAL.bind((x, y), memo(_attrs, key, DOT_GENERAL.Attrs))

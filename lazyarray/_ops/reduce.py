@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtypes as dt
-from .core import OpDef, typed
+from .core import OpDef, memo, typed
 from .elementwise import ADD, AND, MAXIMUM, MINIMUM, MULTIPLY, NOT, OR, emit_compare, emit_select
-from .shape import iota, shared_attrs
+from .shape import iota
 
 
 def lowest(d):
@@ -91,21 +91,18 @@ def _region(e, reducer, dtype):
 
 def _reduce_rule(args, a):
     x, = args
-    key = (x.shape, a.dims)
-    shape = _reduced_shapes.get(key)
-    if shape is None:
-        if list(a.dims) != sorted(set(a.dims)) or any(not 0 <= d < len(x.shape) for d in a.dims):
-            raise AssertionError(f"reduce of {x.shape} over {a.dims}")
-        shape = tuple(n for i, n in enumerate(x.shape) if i not in a.dims)
-        if len(_reduced_shapes) >= 4096:
-            _reduced_shapes.clear()
-        _reduced_shapes[key] = shape
-    return shape, x.dtype
+    return memo(_reduced_shapes, (x.shape, a.dims), _reduced_shape), x.dtype
 
 
-# (operand shape, dims) -> result shape: a pure function of tuples of ints, bounded by emptying
-# (a checked pair only: a bad one raises at every call)
+# (operand shape, dims) -> result shape (`core.memo`: a checked pair only, a bad one raises at
+# every call)
 _reduced_shapes = {}
+
+
+def _reduced_shape(shape, dims):
+    if list(dims) != sorted(set(dims)) or any(not 0 <= d < len(shape) for d in dims):
+        raise AssertionError(f"reduce of {shape} over {dims}")
+    return tuple(n for i, n in enumerate(shape) if i not in dims)
 
 
 def _lower_reduce(e, node, x):
@@ -136,7 +133,7 @@ def _cumulative_compile_extra(node):
     return 0.15 if node.shape[node.attrs.axis] >= 64 else 0.01
 
 
-_reduce_attrs = {}  # (kind, dims) -> REDUCE.Attrs (`shape.shared_attrs`)
+_reduce_attrs = {}  # (kind, dims) -> REDUCE.Attrs (`core.memo`)
 
 REDUCE = OpDef("reduce", attrs=("kind", "dims"), rule=_reduce_rule, lower=_lower_reduce,
                evaluate=_reduce, covers=_host_covers, compile_extra=_reduce_compile_extra)
@@ -144,7 +141,7 @@ REDUCE = OpDef("reduce", attrs=("kind", "dims"), rule=_reduce_rule, lower=_lower
 
 def reduce(x, dims, kind):
     dims = tuple(sorted(dims))
-    return REDUCE.bind((x,), shared_attrs(_reduce_attrs, (kind, dims), REDUCE.Attrs)) if dims else x
+    return REDUCE.bind((x,), memo(_reduce_attrs, (kind, dims), REDUCE.Attrs)) if dims else x
 
 
 # ---------------------------------------------------------------- inclusive scan along one axis

@@ -12,7 +12,7 @@ import numpy as np
 
 from .._emit import i64_array
 from .._graph import leaf_from_host
-from .core import OpDef
+from .core import OpDef, memo
 
 # ---------------------------------------------------------------- leaves and constants
 
@@ -46,13 +46,7 @@ def constant(value, dtype, shape=()):
     of a comparison or the fill of zeros(), never for user data. A scalar fill is one 0-D
     literal broadcast, never a host array of `shape`."""
     if type(value) is int and not shape:  # (order keys' 0 and bounds: memoized attributes)
-        attrs = _int_constants.get((value, dtype))
-        if attrs is None:
-            attrs = CONSTANT.Attrs(np.asarray(value, dtype=dtype.np).tobytes(), (), dtype)
-            if len(_int_constants) >= 1024:
-                _int_constants.clear()
-            _int_constants[(value, dtype)] = attrs
-        return CONSTANT.bind((), attrs)
+        return CONSTANT.bind((), memo(_int_constants, (value, dtype), _int_constant_attrs, bound=1024))
     value = np.asarray(value, dtype=dtype.np)
     shape = tuple(shape)
     if value.ndim == 0 and shape:
@@ -65,9 +59,13 @@ def constant(value, dtype, shape=()):
     return CONSTANT.bind((), CONSTANT.Attrs(flat.tobytes(), shape, dtype))
 
 
-# (Python int, dtype) -> a 0-D constant's attributes: a pure function, bounded by emptying; an
-# int the dtype cannot hold raises in np.asarray at every call and is never stored
+# (Python int, dtype) -> a 0-D constant's attributes (`core.memo`): an int the dtype cannot hold
+# raises in np.asarray at every call and is never stored
 _int_constants = {}
+
+
+def _int_constant_attrs(value, dtype):
+    return CONSTANT.Attrs(np.asarray(value, dtype=dtype.np).tobytes(), (), dtype)
 
 
 def full(value, like):
@@ -146,18 +144,7 @@ BROADCAST_IN_DIM = OpDef(
                                   f"broadcast_dimensions = {i64_array(node.attrs.dims)}"))
 
 
-def shared_attrs(table, key, make):
-    """The attributes `make(*key)`, one object per distinct key: building a named tuple costs
-    ~0.8 us, looking one up ~0.3 us, and these builders run for every node traced (equal
-    attributes are interchangeable: they are values). Bounded by emptying."""
-    a = table.get(key)
-    if a is None:
-        if len(table) >= 4096:
-            table.clear()
-        a = table[key] = make(*key)
-    return a
-
-
+# one attributes object per distinct value (`core.memo`; equal attributes are interchangeable)
 _broadcast_attrs, _reshape_attrs, _transpose_attrs, _slice_attrs, _dynamic_slice_attrs = {}, {}, {}, {}, {}
 
 
@@ -165,7 +152,7 @@ def broadcast_in_dim(x, shape, dims):
     shape, dims = tuple(shape), tuple(dims)
     if x.shape == shape and dims == tuple(range(len(shape))):
         return x
-    return BROADCAST_IN_DIM.bind((x,), shared_attrs(_broadcast_attrs, (shape, dims), BROADCAST_IN_DIM.Attrs))
+    return BROADCAST_IN_DIM.bind((x,), memo(_broadcast_attrs, (shape, dims), BROADCAST_IN_DIM.Attrs))
 
 
 def broadcast_to(x, shape):
@@ -203,7 +190,7 @@ def reshape(x, shape):
         x = x.args[0]
         if x.shape == shape:
             return x
-    return RESHAPE.bind((x,), shared_attrs(_reshape_attrs, (shape,), RESHAPE.Attrs))
+    return RESHAPE.bind((x,), memo(_reshape_attrs, (shape,), RESHAPE.Attrs))
 
 
 def _transpose_rule(args, a):
@@ -224,7 +211,7 @@ TRANSPOSE = OpDef("transpose", attrs=("perm",), rule=_transpose_rule,
 
 def transpose(x, perm):
     perm = tuple(perm)
-    return x if perm == tuple(range(len(perm))) else TRANSPOSE.bind((x,), shared_attrs(_transpose_attrs, (perm,), TRANSPOSE.Attrs))
+    return x if perm == tuple(range(len(perm))) else TRANSPOSE.bind((x,), memo(_transpose_attrs, (perm,), TRANSPOSE.Attrs))
 
 
 # ---------------------------------------------------------------- slices
@@ -253,7 +240,7 @@ def slice_(x, start, limit, stride=None):
     if start == (0,) * len(start) and limit == x.shape and stride == (1,) * len(start):
         return x
     limit = tuple(max(lo, hi) for lo, hi in zip(start, limit))  # an empty range: limit = start
-    return SLICE.bind((x,), shared_attrs(_slice_attrs, (start, limit, stride), SLICE.Attrs))
+    return SLICE.bind((x,), memo(_slice_attrs, (start, limit, stride), SLICE.Attrs))
 
 
 def _starts_signed(first):
@@ -293,7 +280,7 @@ DYNAMIC_SLICE = OpDef(
 
 def dynamic_slice(x, starts, sizes):
     """starts: one scalar integer node per axis (clamped into range)."""
-    return DYNAMIC_SLICE.bind((x, *starts), shared_attrs(_dynamic_slice_attrs, (tuple(sizes),), DYNAMIC_SLICE.Attrs))
+    return DYNAMIC_SLICE.bind((x, *starts), memo(_dynamic_slice_attrs, (tuple(sizes),), DYNAMIC_SLICE.Attrs))
 
 
 def _dus_rule(args, a):
