@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from . import _dtypes as dt
 from . import _ops as ops
 from ._ops.real_math import norm_minus_one
@@ -512,3 +514,48 @@ def abs_(z):
     a, b = parts(z)
     m = R(ops.ABS(z))
     return where(isinf(a) | isinf(b), INF, m).n
+
+
+# ---------------------------------------------------------------- power by a recorded number
+
+def recorded_exponent(b):
+    """The number a complex power's exponent node `b` holds, rounded to its dtype, when `b` is
+    the 0-D host leaf of a Python scalar (`x ** 2`: `_graph.scalar_leaf`, never changed once
+    made); None for anything else (an array, a computed node, an int no float can hold). A
+    known exponent lets `power_by_recorded` build only the products its bits need (butter's
+    `z ** 2` was 111 nodes while the exponent's bits were read in the graph)."""
+    if b.op is not None or b.shape != () or type(b.host) not in (int, float, complex):
+        return None
+    try:
+        return complex(np.asarray(b.host, dtype=b.dtype.np)[()])
+    except OverflowError:
+        return None
+
+
+def power_by_recorded(a, b, exponent):
+    """a ** b for complex `a` and an exponent known when recorded (`recorded_exponent`): the same
+    values, in the same order of products, as `_elementwise_functions._pow`'s graph computes when
+    it reads the exponent's bits at run time, so both tiers and both paths agree bit for bit.
+    numpy's rule: an integral exponent |n| < 100 is binary exponentiation by complex products
+    (the first factor taken as it is), then 1 / that for n < 0; any other exponent is the
+    general power (XLA's exp(b log a)); then 0 ** b is 0 where real(b) > 0."""
+    re_b, im_b = exponent.real, exponent.imag
+    if im_b == 0 and math.isfinite(re_b) and math.floor(re_b) == re_b and abs(re_b) < 100:
+        n = int(abs(re_b))
+        result, power = None, a
+        while n:
+            if n & 1:
+                result = power if result is None else ops.MULTIPLY(result, power)
+            n >>= 1
+            if n:
+                power = ops.MULTIPLY(power, power)
+        if result is None:  # n == 0: 1 everywhere (numpy: NaN ** 0 is 1 too)
+            result = ops.full(1, a)
+        if re_b < 0:
+            result = ops.DIVIDE(ops.constant(1, a.dtype), result)
+    else:
+        result = ops.POWER(a, b)
+    if re_b > 0:
+        result = ops.select(ops.compare(a, ops.constant(0, a.dtype), "EQ"),
+                            ops.constant(0, a.dtype), result)
+    return result

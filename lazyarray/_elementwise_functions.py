@@ -302,6 +302,10 @@ def _pow(a, b):
         raise TypeError("pow of booleans")
     if a.dtype.kind in "iu":
         return ops.INTEGER_POWER(a, b)
+    if a.dtype.kind == "c":  # (SCIPY hook) a Python-scalar exponent: only its bits' products
+        exponent = cx.recorded_exponent(b)
+        if exponent is not None:
+            return cx.power_by_recorded(a, b, exponent)
     p = ops.POWER(a, b)
     if a.dtype.kind == "c":
         p = _complex_integral_power(a, b, p)
