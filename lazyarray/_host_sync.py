@@ -121,7 +121,15 @@ def run(targets):
     ev = _Evaluator(_config.verify)
     quiet = numpy_errors_quiet()  # (numpy's floating-point warnings off, as in the interpreter tier)
     try:
-        values = [ev.whole(targets[0])] if len(targets) == 1 else [ev.whole(t) for t in targets]
+        if len(targets) > 1:
+            values = [ev.whole(t) for t in targets]
+        elif op in _PUSHABLE and ev.seen is None and _size(first) == 1:
+            # one element (a scalar read: the probe's `bool(any(reshape(y, -1)[0]))`): its index
+            # pushed down from the target itself, no node computed whole on the way (`_pushed`)
+            values = [np.array(ev._pushed(first, (0,) * len(first.shape)), dtype=first.dtype.np,
+                               ndmin=len(first.shape))]
+        else:
+            values = [ev.whole(first)]
     except Exception:  # noqa: BLE001 - not one for this path, or an error the usual path reports
         return False
     finally:
@@ -185,6 +193,18 @@ def run_leaf_op(node):
     metrics.host_syncs += 1
     metrics.host_sync_ops += 1
     return v
+
+
+_PY_SCALARS = frozenset({float, int, bool, complex})
+
+
+def _scalar_of(leaf, v):
+    """The 0-D leaf holding the Python scalar `v`, as the numpy scalar of its dtype (what
+    `leaf_value` gives as a 0-D array, without the array: ~0.5 us less per use)."""
+    try:
+        return leaf.dtype.np.type(v)
+    except (OverflowError, TypeError, ValueError):  # (numpy's conversion decides, as leaf_value)
+        return leaf_value(leaf)
 
 
 def _size(node):
@@ -299,8 +319,8 @@ class _Evaluator:
         n = 1
         for s in node.shape:
             n *= s
-        if n <= SMALL:
-            return self.whole(node)[idx]
+        if 1 < n <= SMALL or (n == 1 and node.op not in _PUSHABLE):
+            return self.whole(node)[idx]  # (several elements of a small node: computed once)
         return self._pushed(node, idx)
 
     def _pushed(self, node, idx):
@@ -319,9 +339,14 @@ class _Evaluator:
                     values.append(self.element(a, idx) if a.shape else self.whole(a))
                 elif a.op is None:  # a leaf: its element, or its 0-D value
                     v = a.host  # (leaf_value's common case, inline)
-                    if type(v) is not np.ndarray or v.dtype is not a.dtype.np or v.shape != a.shape:
+                    t = type(v)
+                    if t is np.ndarray and v.dtype is a.dtype.np and v.shape == a.shape:
+                        values.append(v[idx] if a.shape else v)
+                    elif t in _PY_SCALARS and not a.shape:
+                        values.append(_scalar_of(a, v))
+                    else:
                         v = leaf_value(a)
-                    values.append(v[idx] if a.shape else v)
+                        values.append(v[idx] if a.shape else v)
                 elif a.shape:
                     m = memo.get(id(a))
                     if m is not None:
@@ -330,7 +355,11 @@ class _Evaluator:
                         n = 1
                         for s in a.shape:
                             n *= s
-                        values.append(self.whole(a)[idx] if n <= SMALL else self._pushed(a, idx))
+                        values.append(self.whole(a)[idx] if 1 < n <= SMALL or a.op not in _PUSHABLE
+                                      else self._pushed(a, idx))
+                elif a.op in _PUSHABLE:  # (a 0-D operand: its one element pushed on down)
+                    m = memo.get(id(a))
+                    values.append(m if m is not None else self._pushed(a, ()))
                 else:
                     values.append(self.whole(a))
             v = op.evaluate(node, *values)
@@ -358,9 +387,14 @@ class _Evaluator:
 
 def _push_reshape(ev, node, idx):
     x = node.args[0]
-    flat = int(np.ravel_multi_index(idx, node.shape)) if idx else 0
-    inner = tuple(int(i) for i in np.unravel_index(flat, x.shape)) if x.shape else ()
-    return ev.element(x, inner)
+    flat = 0  # (row-major index arithmetic in Python: numpy's ravel/unravel cost ~2 us each)
+    for i, n in zip(idx, node.shape):
+        flat = flat * n + int(i)
+    inner = []
+    for n in reversed(x.shape):
+        flat, i = divmod(flat, n)
+        inner.append(i)
+    return ev.element(x, tuple(reversed(inner)))
 
 
 def _push_broadcast(ev, node, idx):
@@ -393,7 +427,11 @@ def _push_dynamic_slice(ev, node, idx):
     x = args[0]
     if len(args) == 2 and ev.seen is None:  # (one axis, as `y[i]` of a vector: the start read inline)
         s = args[1]
-        v = leaf_value(s) if s.op is None else ev.whole(s)
+        if s.op is not None:
+            v = ev.whole(s)
+        else:
+            v = s.host
+            v = v if type(v) is int else leaf_value(s)  # (a Python int start: as it is)
         lo = min(max(int(v), 0), x.shape[0] - node.attrs.sizes[0])  # clamped so the window fits
         return ev.element(x, (lo + idx[0],))
     inner = []
@@ -407,3 +445,6 @@ _PUSH = {
     ops.RESHAPE: _push_reshape, ops.BROADCAST_IN_DIM: _push_broadcast, ops.TRANSPOSE: _push_transpose,
     ops.REVERSE: _push_reverse, ops.SLICE: _push_slice, ops.DYNAMIC_SLICE: _push_dynamic_slice,
 }
+# ops whose element at an index `_pushed` computes from its operands' elements: a one-element
+# node of these is pushed through, never computed whole (a scalar read computes one element)
+_PUSHABLE = frozenset(_ELEMENTWISE) | frozenset(_PUSH)
