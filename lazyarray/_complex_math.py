@@ -22,6 +22,8 @@ atan z = -i atanh(iz)).
 from __future__ import annotations
 
 import math
+import struct
+import threading
 
 import numpy as np
 
@@ -42,7 +44,7 @@ class R:
     def _of(self, other):
         if isinstance(other, R):
             return other.n
-        return ops.constant(other, self.n.dtype)  # 0-D: elementwise ops broadcast it
+        return number(other, self.n.dtype)  # 0-D: elementwise ops broadcast it
 
     def _bin(self, op, other, swap=False):
         a, b = self.n, self._of(other)
@@ -71,6 +73,54 @@ class R:
     def __and__(self, o): return R(ops.AND(self.n, o.n))
     def __or__(self, o): return R(ops.OR(self.n, o.n))
     def __invert__(self): return R(ops.NOT(self.n))
+
+
+# ---------------------------------------------------------------- the formulas' numbers
+
+# One formula names the same few numbers many times (sqrt: 0.0 eleven times, inf, NaN): within
+# one call of a public function below (`_shares_numbers`) each (number, dtype) is ONE constant
+# node, as XLA's CSE would make it, so the interpreter evaluates and the sync walks ~20 nodes
+# fewer per function. Never shared across calls: a loop's iterations then keep their own nodes
+# in creation order (`_segment` reads periods from it). The constants' attributes (numpy's
+# asarray + tobytes, ~10 us) are memoized by the number's exact bits (-0.0 and each NaN are
+# keys of their own).
+_per_call = threading.local()
+_F64 = struct.Struct("<d")
+_number_attrs = {}
+
+
+def _number_attrs_of(key, kind, dtype):
+    value = _F64.unpack(key)[0] if kind is float else key
+    return ops.CONSTANT.Attrs(np.asarray(value, dtype=dtype.np).tobytes(), (), dtype)
+
+
+def number(value, dtype):
+    """The 0-D constant `value` of `dtype` (as `ops.constant(value, dtype)`), one node per
+    (value, dtype) within one public call."""
+    kind = type(value)
+    key = (_F64.pack(value) if kind is float else value, kind, dtype)
+    nodes = getattr(_per_call, "nodes", None)
+    if nodes is not None:
+        node = nodes.get(key)
+        if node is None:
+            node = nodes[key] = ops.CONSTANT.bind((), ops.memo(_number_attrs, key, _number_attrs_of))
+        return node
+    return ops.CONSTANT.bind((), ops.memo(_number_attrs, key, _number_attrs_of))
+
+
+def _shares_numbers(fn):
+    """`fn` with one constant node per number for the whole call (nested calls join the
+    outermost one's table)."""
+    def call(*args):
+        if getattr(_per_call, "nodes", None) is not None:
+            return fn(*args)
+        _per_call.nodes = {}
+        try:
+            return fn(*args)
+        finally:
+            _per_call.nodes = None
+    call.__name__, call.__doc__, call.__wrapped__ = fn.__name__, fn.__doc__, fn
+    return call
 
 
 def f(op, *xs):
@@ -514,6 +564,12 @@ def abs_(z):
     a, b = parts(z)
     m = R(ops.ABS(z))
     return where(isinf(a) | isinf(b), INF, m).n
+
+
+exp, expm1, cosh, sinh, tanh, cos, sin, tan, log, log1p, log_base, sqrt = map(
+    _shares_numbers, (exp, expm1, cosh, sinh, tanh, cos, sin, tan, log, log1p, log_base, sqrt))
+acos, acosh, asinh, atanh, asin, atan, abs_ = map(
+    _shares_numbers, (acos, acosh, asinh, atanh, asin, atan, abs_))
 
 
 # ---------------------------------------------------------------- power by a recorded number
