@@ -383,16 +383,27 @@ class Plan:
         A node is pushed with the chain of first operands below it that have no position yet
         (nothing precedes a first operand, so they are walked first); the node on top then
         positions its leaves in operand order up to its next computed operand without a
-        position, which is pushed the same way, or, once all have one, takes its own."""
+        position, which is pushed the same way, or, once all have one, takes its own.
+
+        A budget cut walks ~1000 nodes this way at every cut (a third of an unread chain's cost
+        per op), so the commonest node, a binary op, is unrolled (no positions list), and the
+        next position is a local count rather than `len(sig)` (same entries, same order)."""
         index, sig, order, leaves = self.index, self.sig, self.order, self.leaves
         get = index.get
+        entry, take, leaf = sig.append, order.append, leaves.append
+        k = len(sig)  # the next position: len(sig), kept locally
+        # the last node positioned and the last second operand looked up, with their positions:
+        # a chain's next node reads the one (and often the other: a loop's constant) again
+        prev = other = None
+        prev_at = other_at = -1
         for out in outputs:
             if id(out) in index:
                 continue
             if out.op is None:
-                index[id(out)] = len(sig)
-                sig.append((out.shape, out.dtype, out.buffer is None and not out.shape))
-                leaves.append(out)
+                index[id(out)] = k
+                k += 1
+                entry((out.shape, out.dtype, out.buffer is None and not out.shape))
+                leaf(out)
                 continue
             stack = [out]
             push, pop = stack.append, stack.pop
@@ -408,25 +419,77 @@ class Plan:
                     push(node)
                 while stack:
                     node = stack[-1]
-                    positions = []
-                    for a in node.args:
-                        i = get(id(a))
-                        if i is None:
-                            if a.op is not None:
-                                push(a)
-                                break
-                            i = index[id(a)] = len(sig)
-                            sig.append((a.shape, a.dtype, a.buffer is None and not a.shape))
-                            leaves.append(a)
-                        positions.append(i)
+                    args = node.args
+                    if len(args) == 2:  # (the commonest: a binary op, unrolled)
+                        a, b = args
+                        if a is prev:  # (a chain: the node just positioned)
+                            i = prev_at
+                        else:
+                            i = get(id(a))
+                            if i is None:
+                                if a.op is not None:
+                                    push(a)
+                                    node = a
+                                    break
+                                i = index[id(a)] = k
+                                k += 1
+                                entry((a.shape, a.dtype, a.buffer is None and not a.shape))
+                                leaf(a)
+                        if b is other:  # (a loop's constant: the last second operand)
+                            j = other_at
+                        else:
+                            j = get(id(b))
+                            if j is None:
+                                if b.op is not None:
+                                    push(b)
+                                    node = b
+                                    break
+                                j = index[id(b)] = k
+                                k += 1
+                                entry((b.shape, b.dtype, b.buffer is None and not b.shape))
+                                leaf(b)
+                            other, other_at = b, j
+                        positions = (i, j)
+                    elif len(args) == 1:
+                        a = args[0]
+                        if a is prev:
+                            i = prev_at
+                        else:
+                            i = get(id(a))
+                            if i is None:
+                                if a.op is not None:
+                                    push(a)
+                                    node = a
+                                    break
+                                i = index[id(a)] = k
+                                k += 1
+                                entry((a.shape, a.dtype, a.buffer is None and not a.shape))
+                                leaf(a)
+                        positions = (i,)
                     else:
-                        pop()
-                        index[id(node)] = len(sig)
-                        sig.append((node.op, node.attrs, node.shape, node.dtype, tuple(positions)))
-                        order.append(node)
-                        continue
-                    node = a  # (pushed: walk down its first operands)
-                    break
+                        positions = []
+                        for a in args:
+                            i = get(id(a))
+                            if i is None:
+                                if a.op is not None:
+                                    push(a)
+                                    break
+                                i = index[id(a)] = k
+                                k += 1
+                                entry((a.shape, a.dtype, a.buffer is None and not a.shape))
+                                leaf(a)
+                            positions.append(i)
+                        else:
+                            positions = tuple(positions)
+                        if type(positions) is list:  # (the loop stopped at `a`, pushed)
+                            node = a  # walk down its first operands
+                            break
+                    pop()
+                    index[id(node)] = prev_at = k
+                    prev = node
+                    k += 1
+                    entry((node.op, node.attrs, node.shape, node.dtype, positions))
+                    take(node)
                 else:
                     break
 
