@@ -37,6 +37,7 @@ class Metrics:
         self.host_sync_ops = 0          # ops those reads evaluated
         self.host_element_reads = 0     # x[i] of a computed array read at once into a host scalar (_indexing)
         self.zero_copy_reads = 0        # np.asarray reads handed the device buffer's memory (_engine.host_view)
+        self.short_syncs = 0            # program syncs on the short path (_run_program._run_cached_one)
         self.interpreter_errors = []    # interpreter failures (the graph was compiled instead)
         self.compile_errors = []        # background compiles XLA rejected (the interpreter serves those graphs)
         self.background_compiles = 0    # compiles started on the compile thread
@@ -85,6 +86,7 @@ class Metrics:
             "interpret_seconds": self.interpret_seconds,
             "host_syncs": self.host_syncs,
             "zero_copy_reads": self.zero_copy_reads,
+            "short_syncs": self.short_syncs,
             "background_compiles": self.background_compiles,
             "segmented_syncs": self.segmented_syncs,
             "chunks_run": self.chunks_run,
