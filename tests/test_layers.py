@@ -59,6 +59,7 @@ LAYERS = {
     "lazyarray._host_alias": ARRAY,                     # numpy arrays aliasing our arrays
     "lazyarray._host_data": ARRAY,                      # numpy data entering a graph
     "lazyarray._borrowed_host": ARRAY,                  # asarray of a large numpy array, copied at first use
+    "lazyarray._nested_scalars": ARRAY,                 # asarray of a nested list of Python scalars, checked at C speed
     "lazyarray._typing": ARRAY,                         # the names the public annotations use
     "lazyarray._helpers": ARRAY,                        # argument checks, promotion, broadcasting
     "lazyarray._devices": ARRAY,                        # the Device objects
