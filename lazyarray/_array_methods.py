@@ -28,6 +28,8 @@ from ._host_data import numpy_leaf
 from ._indexing import getitem, setitem
 from ._linear_algebra_functions import matmul
 from ._manipulation_functions import matrix_transpose, permute_dims, reshape, squeeze
+from ._ops.core import memo as _memo
+from ._ops.shape import _transpose_attrs as _transpose_table
 
 # ---------------------------------------------------------------- operators
 # Each operator is the namespace function of the same meaning; the table keeps them in one place.
@@ -203,7 +205,14 @@ def _T(self):
         s0, s1 = self._strides
     else:
         s0, s1 = node.shape[1] or 1, 1  # (`_views.contiguous_strides` of a matrix)
-    return _View._make(self, _SWAP_AXES, ops.transpose(node, (1, 0)), (s1, s0))
+    # (`ops.transpose(node, (1, 0))` without its identity test and key building: a loop writes
+    # `X.T` every step; the attributes are the memo's shared object, as `ops.transpose` gets it)
+    return _View._make(self, _SWAP_AXES, _TRANSPOSE.bind((node,), _memo(_transpose_table, _SWAP_PERM, _TRANSPOSE.Attrs)),
+                       (s1, s0))
+
+
+_TRANSPOSE = ops.TRANSPOSE
+_SWAP_PERM = ((1, 0),)  # (the memo's key: `_ops.shape.transpose`'s)
 
 
 Array.T = property(_T, doc="The transpose of a 2-D array.")

@@ -132,13 +132,16 @@ def chunks(outputs, order, keep_tail, repeat=True):
     nodes = sorted(order, key=_serial)  # the computed nodes in creation order
     n = len(nodes)
     last = state.last_chunk  # descriptions of the nodes of the last loop chunk found
+    descs = None
     if last is not None and n >= len(last):
-        full = _continued(nodes, last)
+        descs = _descriptions(nodes)
+        full = _continued(descs, last)
         if full:
             return _split(nodes, outputs, 0, len(last), full, 0, keep_tail, repeat)
     if n < MIN_NODES:
         return None
-    descs = _descriptions(nodes)
+    if descs is None:
+        descs = _descriptions(nodes)
     found, skip = _period_of(descs)
     if found is None:
         return None
@@ -204,15 +207,17 @@ def _fused(start, size, full, keep_tail):
     return ([0] if start else []) + fused + rest
 
 
-def _continued(nodes, chunk):
-    """How many whole copies of the last loop chunk the graph starts with: after a budget cut the
-    pending rest of a loop starts at a chunk boundary, and its end (the read after the loop) may
-    be too short to look periodic on its own."""
-    size, full = len(chunk), 0
-    while (full + 1) * size <= len(nodes):
-        lo = full * size
-        if _descriptions(nodes[lo:lo + size]) != chunk:
-            break
+def _continued(descs, chunk):
+    """How many whole copies of the last loop chunk the graph (`descs`: its nodes' descriptions,
+    creation order) starts with: after a budget cut the pending rest of a loop starts at a chunk
+    boundary, and its end (the read after the loop) may be too short to look periodic on its
+    own. (The descriptions are made once, for the whole graph: the period search reuses them.)"""
+    size = len(chunk)
+    full = len(descs) // size
+    if descs[:full * size] == chunk * full:  # (the usual answer: every whole chunk, one compare)
+        return full
+    full = 0
+    while (full + 1) * size <= len(descs) and descs[full * size:(full + 1) * size] == chunk:
         full += 1
     return full
 
@@ -296,9 +301,7 @@ def _hoist_transposes(chunk_nodes):
     shape or value. Nodes outside the chunks run now (a cut's pending tail) must keep their form
     (`_split` undoes a rewrite there), so the next sync finds the same period."""
     found = {}  # id(M) -> (M, [(dot, side)])
-    for node in chunk_nodes:
-        if node.op is not DOT_GENERAL:
-            continue
+    for node in [n for n in chunk_nodes if n.op is DOT_GENERAL]:  # (the filter in one comprehension)
         a = node.attrs
         if a.lhs_batch or len(a.lhs_contract) != 1:
             continue
