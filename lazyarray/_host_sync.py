@@ -26,6 +26,8 @@ Anything else (a bigger graph, another op, checked mode, debug, a mesh, an accel
 """
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from . import _checks, _config, _verify
@@ -172,7 +174,7 @@ def run_leaf_op(node):
     for a in node.args:
         if a.op is not None:
             return None
-        values.append(leaf_value(a))
+        values.append(_leaf(a))
     try:
         if op in _SILENT:
             r = op.evaluate(node, *values)
@@ -196,6 +198,42 @@ def run_leaf_op(node):
 
 
 _PY_SCALARS = frozenset({float, int, bool, complex})
+
+# id(buffer) -> (weak reference to the buffer, numpy's view of its memory): a CPU device leaf read
+# by small reads again and again (the `x` of `x * 2.0 + 1.0`, the base of every probe) is viewed
+# once, not through jax's `__array__` at each read (~1.5-3 us). Only buffers under the pool's
+# minimum: their memory is never recycled or donated (`_pool`), so the view stays their value
+# (a zero-copy numpy alias's writes are the buffer's memory: the view sees them too). An entry
+# goes when its buffer dies (the weak reference's callback), the oldest first past the bound.
+_buffer_views = {}
+BUFFER_VIEWS_KEPT = 256
+
+
+def _leaf(leaf):
+    """`leaf_value(leaf)`, with a CPU device buffer's view kept between reads."""
+    v = leaf.host
+    if v is not None:
+        if type(v) is np.ndarray and v.dtype is leaf.dtype.np and v.shape == leaf.shape:
+            return v
+        return leaf_value(leaf)
+    buf = leaf.buffer
+    entry = _buffer_views.get(id(buf))
+    if entry is not None and entry[0]() is buf:
+        return entry[1]
+    v = leaf_value(leaf)
+    if not v.flags.owndata and v.nbytes < _config.pool_min_bytes and v.dtype is leaf.dtype.np \
+            and v.shape == leaf.shape and v.base is not None:
+        key = id(buf)
+        if len(_buffer_views) >= BUFFER_VIEWS_KEPT:
+            _buffer_views.pop(next(iter(_buffer_views)), None)
+        _buffer_views[key] = (weakref.ref(buf, lambda _r, key=key: _forget_view(key, _r)), v)
+    return v
+
+
+def _forget_view(key, ref):
+    entry = _buffer_views.get(key)
+    if entry is not None and entry[0] is ref:
+        _buffer_views.pop(key, None)
 
 
 def _scalar_of(leaf, v):
@@ -268,7 +306,7 @@ class _Evaluator:
             raise _Fallback
         op = node.op
         if op is None:
-            v = leaf_value(node)
+            v = _leaf(node)
         else:
             args = node.args
             large = False
@@ -315,7 +353,7 @@ class _Evaluator:
         if node.op is None:  # (a CPU buffer's numpy view, or the host value: no copy)
             if self.seen is not None:
                 self._visited(node)
-            return leaf_value(node)[idx]
+            return _leaf(node)[idx]
         n = 1
         for s in node.shape:
             n *= s
@@ -345,7 +383,7 @@ class _Evaluator:
                     elif t in _PY_SCALARS and not a.shape:
                         values.append(_scalar_of(a, v))
                     else:
-                        v = leaf_value(a)
+                        v = _leaf(a)
                         values.append(v[idx] if a.shape else v)
                 elif a.shape:
                     m = memo.get(id(a))

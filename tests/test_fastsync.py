@@ -169,3 +169,22 @@ def test_one_element_of_a_dynamic_index_and_zero_d_chain():
         z = (e * 2.0 + 1.0) / 3.0
         assert float(z) == ((data * data - 0.5)[i] * 2.0 + 1.0) / 3.0
     assert y._pending_node().op is not None
+
+
+def test_small_reads_see_writes_through_numpy_aliases():
+    """A CPU leaf's memory viewed by small reads (`_host_sync._leaf`, kept between reads) shows
+    the value the array has now: after a write through `np.asarray(x)`, and for a new array
+    made in a dead one's place."""
+    for trial in range(3):
+        data = np.arange(10.0) + trial
+        x = xp.asarray(data)
+        assert x._pending_node().buffer is not None, "not a device leaf"
+        assert bool((x * 1.0)[3] > 2.5) == (data[3] > 2.5)
+        assert float((x * 2.0 + 1.0)[3]) == data[3] * 2.0 + 1.0
+        host = np.asarray(x)
+        shared = xp.metrics.zero_copy_reads
+        host[3] = -5.0
+        assert not bool((x * 1.0)[3] > 2.5)
+        assert float((x * 2.0 + 1.0)[3]) == -9.0
+        np.testing.assert_array_equal(np.asarray(xp.reshape(x, (2, 5))[0, :]), [trial, 1 + trial, 2 + trial, -5.0, 4 + trial])
+        del x, host
