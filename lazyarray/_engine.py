@@ -81,9 +81,13 @@ def _realize_program(targets, device, cause):
     site = user_site()
     metrics.count_sync(cause, site)
     # (only the targets' graph components can share work with them: `_graph.Component`)
-    live = pending.live() if cause == "cut" else pending.live_with(targets)
-    candidates = []
-    if len(targets) == 1:  # (one read: the live handle on the target is the common one)
+    if len(targets) == 1 and cause != "cut":  # (one read: the live handle on the target is the common one)
+        live = ()
+        candidates = pending.pending_beside(targets[0], device)
+    else:
+        live = pending.live() if cause == "cut" else pending.live_with(targets)
+        candidates = []
+    if len(targets) == 1 and live:
         target = targets[0]
         for h in live:
             if h._device is device:

@@ -218,6 +218,34 @@ class _Pending:
                 self._live_in(comp, seen, out)
         return out
 
+    def pending_beside(self, node, device):
+        """The pending nodes, other than `node`, of the live handles on `device` in `node`'s
+        component: what a one-target sync may share work with (`live_with` and the engine's
+        filter in one pass over the component's list, compacting it as `_live_in` does). Called
+        with `lock` held."""
+        comp = node.comp
+        if comp is None:
+            return []
+        if comp.parent is not None:
+            comp = root(comp)
+        refs = comp.handles
+        n = len(refs)
+        kept, out, seen = [], [], set()
+        for r in refs[:n]:
+            h = r()
+            if h is None:
+                continue
+            p = h._pending_node()
+            if p.op is None or id(h) in seen:
+                continue
+            seen.add(id(h))
+            kept.append(r)
+            if p is not node and h._device is device:
+                out.append(p)
+        if len(kept) != n:
+            refs[:n] = kept
+        return out
+
     def live(self):
         """Every live handle still on a pending node, each once; compacts the lists. Called with
         `lock` held."""
@@ -503,7 +531,20 @@ class Plan:
         finally:
             sig.pop()
         key._hash = _tuple_hash(key)  # (now: a first lookup that raised AttributeError cost ~1-2 us)
+        # one object per structure: a sync looks its key up in several dicts (`state.programs`,
+        # `state.replays`, ...), and each lookup of an equal but distinct key compares the two
+        # element by element (~1 us for a small graph); the interned one is matched by identity
+        known = _interned.get(key)
+        if known is not None:
+            return known
+        if len(_interned) >= INTERNED_KEYS:
+            del _interned[next(iter(_interned))]  # (the oldest: one cache's worth is kept)
+        _interned[key] = key
         return key
+
+
+_interned = {}  # StructuralKey -> itself: the object `Plan.key` returns for that structure
+INTERNED_KEYS = 1024
 
 
 class StructuralKey(tuple):
