@@ -248,12 +248,26 @@ def _flush_denormals():
 
 def decompose(name, params, x, specs):
     """All outputs of kernel `name` for the stack of matrices x, as numpy arrays of the
-    (shape, numpy dtype) pairs in `specs`."""
+    (shape, numpy dtype) pairs in `specs` (in any memory layout: a single matrix's outputs are
+    SciPy's own, Fortran-ordered where LAPACK wrote them so).
+
+    A matrix is handed to SciPy's wrapper as it is when it is Fortran-contiguous (the operand
+    node's evaluation makes it so: `_ops.linalg.lapack_host_layout`), else copied to that layout
+    first: jaxlib's custom call has it column-major too. The wrappers never write their input
+    (every call here leaves `overwrite_a` off: they copy it, a plain memcpy of a Fortran array)."""
     fn = KERNELS[name]
-    outs = [np.empty(shape, npdt) for shape, npdt in specs]
     with _blas_threads.lapack_call(_blas_threads.decomposition_work(x.shape, x.dtype)), _flush_denormals():
+        if x.ndim == 2:  # one matrix: its outputs as the kernel returns them
+            values = fn(_fortran(x), *params)
+            return [value if value.dtype == npdt and value.shape == tuple(shape) else
+                    np.asarray(value, npdt).reshape(shape) for value, (shape, npdt) in zip(values, specs)]
+        outs = [np.empty(shape, npdt) for shape, npdt in specs]
         for index in np.ndindex(*x.shape[:-2]):
-            a = np.array(x[index], order="F", copy=True)  # LAPACK's layout, as jaxlib's custom call has it
-            for out, value in zip(outs, fn(a, *params)):
+            for out, value in zip(outs, fn(_fortran(x[index]), *params)):
                 out[index] = value
     return outs
+
+
+def _fortran(a):
+    """The matrix a in LAPACK's column-major layout: itself when it is already."""
+    return a if a.flags.f_contiguous else np.array(a, order="F", copy=True)
