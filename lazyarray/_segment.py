@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import operator
 import weakref
+from itertools import chain as _chain, repeat as _forever
 
 import numpy as np
 
@@ -171,7 +172,7 @@ def _split(nodes, outputs, start, size, full, first_chunk, keep_tail, repeat):
     state.chunks_seen += full  # chunks of the last loop run so far
     plain = ([0] if start else []) + [start + j * size for j in range(full + 1)]
     hot = state.chunks_seen > HOT_CHUNKS and full >= FUSE
-    rank = {id(node): i for i, node in enumerate(nodes)}
+    rank = dict(zip(map(id, nodes), range(len(nodes))))  # id -> position (C-level: ~1000 nodes a sync)
     reads = _Reads(nodes, rank)
     bounds = plain if repeat or not hot else _fused(start, size, full, keep_tail)
     need = _needs(reads, rank, outputs, bounds)
@@ -232,13 +233,13 @@ class _Reads:
     __slots__ = ("rank", "ids", "start", "owner")
 
     def __init__(self, nodes, rank):
-        get = rank.get
-        counts = np.fromiter([len(n.args) for n in nodes], dtype=np.int64, count=len(nodes))
+        args = [n.args for n in nodes]
+        counts = np.fromiter(map(len, args), dtype=np.int64, count=len(nodes))
         self.start = np.zeros(len(nodes) + 1, dtype=np.int64)
         np.cumsum(counts, out=self.start[1:])
-        ids = [id(a) for n in nodes for a in n.args]
+        ids = list(map(id, _chain.from_iterable(args)))  # (map and chain: C-level loops over every operand)
         self.ids = np.array(ids, dtype=np.uint64)  # (the operand itself: ids of live objects)
-        self.rank = np.fromiter([get(i, -1) for i in ids], dtype=np.int64, count=len(ids))
+        self.rank = np.fromiter(map(rank.get, ids, _forever(-1)), dtype=np.int64, count=len(ids))
         self.owner = np.repeat(np.arange(len(nodes), dtype=np.int64), counts)
 
     def rewrite(self, rank, rewritten):
