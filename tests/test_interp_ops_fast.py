@@ -93,3 +93,34 @@ def test_both_tiers_agree_on_take_and_square(interpret_first, engine, monkeypatc
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         np.testing.assert_allclose(got, np.power(xn[:, idx[:3] % 4], 0.5), rtol=1e-15)
+
+
+def _scatter_reference(x, idx, upd, axes, mode):
+    """StableHLO's scatter, one update at a time in order: out-of-range updates dropped, `set`
+    keeps the last, `add` sums."""
+    out = np.array(x, copy=True)
+    moved = np.moveaxis(out, axes, range(len(axes)))
+    rows = idx.reshape(-1, len(axes))
+    vals = upd.reshape((rows.shape[0],) + upd.shape[idx.ndim - 1:])
+    for r, v in zip(rows, vals):
+        if all(0 <= int(i) < x.shape[a] for i, a in zip(r, axes)):
+            where = tuple(int(i) for i in r)
+            moved[where] = v if mode == "set" else moved[where] + v
+    return out
+
+
+@pytest.mark.parametrize("mode", ["set", "add"])
+@pytest.mark.parametrize("shape", [(6,), (4, 5), (3, 4, 2)])
+def test_scatter_keeps_the_last_update_and_drops_out_of_range_ones(mode, shape, rng):
+    from lazyarray._ops.gather import SCATTER, _scatter
+    for k in range(1, len(shape) + 1):
+        for axes in itertools.combinations(range(len(shape)), k):
+            for batch in [(1,), (7,), (3, 4)]:
+                for idt in (np.int8, np.int64):
+                    x = rng.integers(-50, 50, shape).astype(np.float64)
+                    idx = rng.integers(-2, 6, batch + (k,)).astype(idt)  # duplicates and out of range
+                    rest = tuple(n for i, n in enumerate(shape) if i not in axes)
+                    upd = rng.integers(-50, 50, batch + rest).astype(np.float64)
+                    node = _Node(attrs=SCATTER.Attrs(axes, mode), shape=shape, dtype=dt.float64)
+                    np.testing.assert_array_equal(_scatter(node, x, idx, upd),
+                                                  _scatter_reference(x, idx, upd, axes, mode))

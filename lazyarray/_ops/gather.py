@@ -105,18 +105,28 @@ def _scatter(node, x, idx, upd):
     if rows.shape[0] == 0 or out.size == 0:
         return out
     dims = [x.shape[a] for a in axes]
-    inside = np.ones(rows.shape[0], bool)
+    inside = None
     for j, n in enumerate(dims):  # an update out of bounds is dropped, not clamped
-        inside &= (rows[:, j] >= 0) & (rows[:, j] < n)
-    rows, vals = rows[inside], vals[inside]
-    if rows.shape[0] == 0:
-        return out
-    moved = np.moveaxis(out, axes, range(k))  # a view: writes land in out
+        col = rows[:, j]
+        ok = (col >= 0) & (col < n)
+        inside = ok if inside is None else inside & ok
+    if not inside.all():  # (the common case, all inside, copies nothing)
+        rows, vals = rows[inside], vals[inside]
+        if rows.shape[0] == 0:
+            return out
+    # a view with the scattered axes first (writes land in out); out itself when they are first
+    moved = out if axes == tuple(range(k)) else np.moveaxis(out, axes, range(k))
     if mode == "set":  # of several updates to one place, the last wins
-        flat = np.ravel_multi_index(tuple(rows.T), dims)
-        _, first_from_end = np.unique(flat[::-1], return_index=True)
-        keep = np.sort(rows.shape[0] - 1 - first_from_end)
-        moved[tuple(rows[keep].T)] = vals[keep]
+        if rows.shape[0] > 1:
+            flat = rows[:, 0] if k == 1 else np.ravel_multi_index(tuple(rows.T), dims)
+            order = np.argsort(flat, kind="stable")  # each place's updates in their order
+            ranked = flat[order]
+            last = np.empty(ranked.shape[0], bool)
+            last[-1] = True
+            np.not_equal(ranked[1:], ranked[:-1], out=last[:-1])
+            keep = order[last]  # the last update to each place: distinct places, any order
+            rows, vals = rows[keep], vals[keep]
+        moved[tuple(rows.T)] = vals
         return out
     REDUCERS[mode].host_ufunc(node.dtype).at(moved, tuple(rows.T), vals)
     if mode in ("max", "min") and node.dtype.kind == "f":
