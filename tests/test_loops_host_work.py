@@ -194,3 +194,30 @@ def test_transposed_products_equal_numpy(monkeypatch, interpret_first):
     np.testing.assert_array_equal(np.asarray(t), A2.T)
     with pytest.raises(ValueError, match="2-D"):
         xp.asarray(np.ones(3)).T
+
+
+def test_reads_follow_the_hoisting_rewrites(monkeypatch):
+    """After `_hoist_transposes` rewrites a loop's `X.T @ r` dots to read transpose(X), the
+    operand ids `_Reads.rewrite` records are the rewritten operands' (as a plain loop reads them)."""
+    monkeypatch.setattr(_config, "node_budget", 10 ** 6)
+    rng = np.random.default_rng(5)
+    X = xp.asarray(rng.standard_normal((_segment.HOIST_MIN_ELEMENTS // 8, 8)))
+    w = xp.asarray(np.zeros(8))
+    xp.evaluate(X, w)
+    for _ in range(_segment.HOIST_AFTER + 2):
+        w = w - 0.1 * (X.T @ (X @ w - 1.0))
+    nodes = sorted(Plan([w._node]).order, key=lambda n: n.serial)
+    rank = dict(zip(map(id, nodes), range(len(nodes))))
+    reads = _segment._Reads(nodes, rank)
+    hoisted, rewritten = _segment._hoist_transposes(nodes)
+    try:
+        assert len(rewritten) == _segment.HOIST_AFTER + 2
+        reads.rewrite(rank, rewritten)
+        assert reads.ids.tolist() == [id(a) for n in nodes for a in n.args]
+    finally:
+        for node, args, attrs in rewritten:
+            node.args, node.attrs = args, attrs
+    ref_X, ref_w = np.asarray(X), np.zeros(8)
+    for _ in range(_segment.HOIST_AFTER + 2):
+        ref_w = ref_w - 0.1 * (ref_X.T @ (ref_X @ ref_w - 1.0))
+    np.testing.assert_allclose(np.asarray(w), ref_w, rtol=1e-10)
