@@ -29,6 +29,7 @@ import numpy as np
 
 from . import _dtypes as dt
 from . import _ops as ops
+from ._graph import Node
 from ._ops.real_math import norm_minus_one
 
 
@@ -48,7 +49,7 @@ class R:
 
     def _bin(self, op, other, swap=False):
         a, b = self.n, self._of(other)
-        return R(op(b, a) if swap else op(a, b))
+        return R(once(op, b, a) if swap else once(op, a, b))
 
     def __add__(self, o): return self._bin(ops.ADD, o)
     def __radd__(self, o): return self._bin(ops.ADD, o, True)
@@ -58,10 +59,10 @@ class R:
     def __rmul__(self, o): return self._bin(ops.MULTIPLY, o, True)
     def __truediv__(self, o): return self._bin(ops.DIVIDE, o)
     def __rtruediv__(self, o): return self._bin(ops.DIVIDE, o, True)
-    def __neg__(self): return R(ops.NEGATE(self.n))
+    def __neg__(self): return R(once(ops.NEGATE, self.n))
 
     def _cmp(self, o, d):
-        return R(ops.compare(self.n, self._of(o), d))
+        return R(once(ops.compare, self.n, self._of(o), d))
 
     def __lt__(self, o): return self._cmp(o, "LT")
     def __gt__(self, o): return self._cmp(o, "GT")
@@ -70,9 +71,9 @@ class R:
     __hash__ = None
 
     # boolean nodes
-    def __and__(self, o): return R(ops.AND(self.n, o.n))
-    def __or__(self, o): return R(ops.OR(self.n, o.n))
-    def __invert__(self): return R(ops.NOT(self.n))
+    def __and__(self, o): return R(once(ops.AND, self.n, o.n))
+    def __or__(self, o): return R(once(ops.OR, self.n, o.n))
+    def __invert__(self): return R(once(ops.NOT, self.n))
 
 
 # ---------------------------------------------------------------- the formulas' numbers
@@ -108,9 +109,26 @@ def number(value, dtype):
     return ops.CONSTANT.bind((), ops.memo(_number_attrs, key, _number_attrs_of))
 
 
+def once(build, *args):
+    """`build(*args)` (an op on nodes, then static attributes), made once per call of a public
+    function below: its formulas name the same subexpressions several times (sqrt tests
+    isnan(b) three times, isfinite(a) twice), and within one call an op of the same operands
+    is the same node, as XLA's CSE would make it. Outside a call: built each time. Keys name
+    operand nodes by id, and each entry keeps its operands alive, so no id is reused while
+    the table lives; static attributes (a direction, a dtype) are keys as they are."""
+    nodes = getattr(_per_call, "nodes", None)
+    if nodes is None:
+        return build(*args)
+    key = (build, *[id(a) if type(a) is Node else a for a in args])
+    entry = nodes.get(key)
+    if entry is None:
+        entry = nodes[key] = (build(*args), args)
+    return entry[0]
+
+
 def _shares_numbers(fn):
-    """`fn` with one constant node per number for the whole call (nested calls join the
-    outermost one's table)."""
+    """`fn` with one constant node per number, and one node per subexpression (`once`), for
+    the whole call (nested calls join the outermost one's table)."""
     def call(*args):
         if getattr(_per_call, "nodes", None) is not None:
             return fn(*args)
@@ -124,25 +142,25 @@ def _shares_numbers(fn):
 
 
 def f(op, *xs):
-    return R(op(*(x.n for x in xs)))
+    return R(once(op, *(x.n for x in xs)))
 
 
 def where(cond, a, b, like=None):
     """Elementwise cond ? a : b; `like` gives the dtype when both branches are numbers."""
     like = a if isinstance(a, R) else b if isinstance(b, R) else like
-    return R(ops.select(cond.n, like._of(a), like._of(b)))
+    return R(once(ops.select, cond.n, like._of(a), like._of(b)))
 
 
 def isnan(x): return x != x
 def isinf(x): return f(ops.ABS, x) == math.inf
-def isfinite(x): return R(ops.IS_FINITE(x.n))
+def isfinite(x): return R(once(ops.IS_FINITE, x.n))
 def fabs(x): return f(ops.ABS, x)
 
 
 def signbit(x):
     ity = dt.signed_of_bits(x.n.dtype.bits)
-    bits = ops.bitcast(x.n, ity)
-    return R(ops.compare(bits, ops.constant(0, ity), "LT"))
+    bits = once(ops.bitcast, x.n, ity)
+    return R(once(ops.compare, bits, number(0, ity), "LT"))
 
 
 def copysign(mag, sign):
@@ -151,11 +169,11 @@ def copysign(mag, sign):
 
 
 def parts(z):
-    return R(ops.REAL(z)), R(ops.IMAG(z))
+    return R(once(ops.REAL, z)), R(once(ops.IMAG, z))
 
 
 def make(re, im):
-    return ops.COMPLEX(re.n, im.n)
+    return once(ops.COMPLEX, re.n, im.n)
 
 
 def patch(re, im, rules):
