@@ -63,7 +63,7 @@ ACCELERATOR_COMPILE_RATIO = 10.0
 
 class Sighting:
     """A graph the interpreter serves: how often and how long, and its background compile."""
-    __slots__ = ("runs", "future", "seconds", "pinned", "steps", "estimate", "learnt",
+    __slots__ = ("runs", "future", "seconds", "pinned", "steps", "fixed", "estimate", "learnt",
                  "timed", "timed_seconds", "next_timed")
 
     def __init__(self, pinned):
@@ -75,6 +75,7 @@ class Sighting:
         self.next_timed = max(1, _config.interpret_first)  # the run count the next timed run has
         self.pinned = pinned  # never compiled: its values stay the interpreter's (keeps_host_values)
         self.steps = None    # the interpreter's schedule of this graph (`_interpret.schedule`)
+        self.fixed = {}      # its constants' and iotas' values, kept from its first run (`_interpret.interpret`)
         self.estimate = None  # its compile's seconds (`compile_estimate`), once it may decide
         self.learnt = None   # seconds per run the last run of this command measured (`learnt_seconds`)
 
@@ -240,7 +241,7 @@ def serve(skey, plan, outputs, device, site, plain_key=None):
         if steps is None:  # (a small graph seen once keeps every value: no last-use walk)
             steps = entry.steps = _interpret.schedule(plan, outputs, work is None or work > _interpret.KEEP_ALL_WORK)
         plan.steps = steps
-        values = _interpret.interpret(plan.order, plan.leaves, outputs, plan)
+        values = _interpret.interpret(plan.order, plan.leaves, outputs, plan, entry.fixed)
     except Exception as exc:  # an interpreter bug must not fail the user's program: compile it
         note_interpreter_error(site, exc)
         del sightings[tkey]
