@@ -125,7 +125,7 @@ def run(targets):
     try:
         if len(targets) > 1:
             values = [ev.whole(t) for t in targets]
-        elif op in _PUSHABLE and ev.seen is None and _size(first) == 1:
+        elif op in _PUSHABLE and _size(first) == 1:
             # one element (a scalar read: the probe's `bool(any(reshape(y, -1)[0]))`): its index
             # pushed down from the target itself, no node computed whole on the way (`_pushed`)
             values = [np.array(ev._pushed(first, (0,) * len(first.shape)), dtype=first.dtype.np,
@@ -139,15 +139,24 @@ def run(targets):
     if ev.seen is not None:  # the graph verifier: before anything is realized
         _verify.verify(ev.order, ev.leaves)
     # (the live pending arrays are found through the targets' component, before it is dropped)
-    live = pending.live_with(targets) if ev.computed > len(targets) else ()
+    ones = ev.ones
+    live = pending.live_with(targets) if ev.computed + len(ones) > len(targets) else ()
     for node, value in zip(targets, values):
         node.realize_host(_owned(value, node))
-    whole = ev.memo  # other nodes computed whole: the live pending arrays on them are realized
+    # other nodes computed whole, or one-element nodes pushed through: the live pending arrays on
+    # them are realized (a loop that reads a small state each step does not grow its graph)
+    whole = ev.memo
     for h in live:
         node = h._pending_node()
+        if node.op is None:
+            continue
         v = whole.get(id(node))
-        if v is not None and node.op is not None:
+        if v is not None:
             node.realize_host(_owned(v, node))
+            continue
+        v = ones.get(id(node))
+        if v is not None:
+            node.realize_host(np.array(v, dtype=node.dtype.np, ndmin=len(node.shape)))
     metrics.host_syncs += 1
     metrics.host_sync_ops += ev.ops
     return True
@@ -268,10 +277,11 @@ class _Evaluator:
     evaluation gives (np.float64, np.bool_, ...: the node's dtype, checked), not a 0-D array:
     the same values (numpy's scalar and array arithmetic agree, NEP 50), without a conversion
     per op (~0.3-0.5 us each). Whole values are arrays."""
-    __slots__ = ("memo", "ops", "computed", "seen", "order", "leaves")
+    __slots__ = ("memo", "ones", "ops", "computed", "seen", "order", "leaves")
 
     def __init__(self, verify=False):
         self.memo = {}
+        self.ones = {}      # one-element nodes pushed through (`_pushed`), by id: their value
         self.ops = 0        # computed nodes evaluated (whole or at an index)
         self.computed = 0   # computed nodes evaluated whole (in memo)
         # with the graph verifier on: the nodes evaluated, operands first, for `_verify`
@@ -362,7 +372,12 @@ class _Evaluator:
         return self._pushed(node, idx)
 
     def _pushed(self, node, idx):
-        """node[idx] from its operands' elements: the index pushed through the node."""
+        """node[idx] from its operands' elements: the index pushed through the node. A node of
+        one element keeps its value in `ones` (used again without a second evaluation, and
+        realized by `run` when a live array is on it)."""
+        v = self.ones.get(id(node))
+        if v is not None:
+            return v
         op = node.op
         if op not in _PLAIN and not _takes(node):
             raise _Fallback
@@ -374,7 +389,7 @@ class _Evaluator:
             values = []
             for a in node.args:
                 if self.seen is not None:  # (the verifier's walk records every node: the general path)
-                    values.append(self.element(a, idx) if a.shape else self.whole(a))
+                    values.append(self.element(a, idx if a.shape else ()))
                 elif a.op is None:  # a leaf: its element, or its 0-D value
                     v = a.host  # (leaf_value's common case, inline)
                     t = type(v)
@@ -416,6 +431,10 @@ class _Evaluator:
             v = push(self, node, idx)
         if self.seen is not None:
             self._visited(node)
+        for n in node.shape:
+            if n != 1:
+                return v
+        self.ones[id(node)] = v
         return v
 
 

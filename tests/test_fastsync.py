@@ -108,13 +108,20 @@ def test_checked_mode_never_takes_the_short_path(compiled_now, monkeypatch):
 
 # ---------------------------------------------------------------- one element, pushed down
 
+@pytest.fixture(params=["verify", "plain"])
+def verifying(request, monkeypatch):
+    """The small reads with the graph verifier on (as the test suites run) and off (as users
+    run): the verifier's walk records every node it evaluates, through the same paths."""
+    monkeypatch.setattr(_config, "verify", request.param == "verify")
+
+
 def _probe(x):
     """array-api-compat's is_lazy_array probe."""
     return bool(xp.any(xp.reshape(x, (-1,))[0]))
 
 
 @pytest.mark.parametrize("start", [0.0, 1.0, -3.0])
-def test_probe_reads_one_element_and_leaves_the_array_pending(start):
+def test_probe_reads_one_element_and_leaves_the_array_pending(start, verifying):
     base_np = np.arange(100.0) + start
     base = xp.asarray(base_np)
     y = base * 2.0 + 1.0
@@ -126,7 +133,7 @@ def test_probe_reads_one_element_and_leaves_the_array_pending(start):
 
 
 @pytest.mark.parametrize("shape,index", [((3, 4), (2, 1)), ((2, 3, 5), (1, 2, 4)), ((6, 20), (5, 19))])
-def test_element_through_reshapes_matches_numpy(shape, index):
+def test_element_through_reshapes_matches_numpy(shape, index, verifying):
     """An element read pushed through reshape (row-major index arithmetic), transpose and
     arithmetic with Python scalars."""
     data = np.arange(float(np.prod(shape))).reshape(shape) * 0.5 - 3.0
@@ -141,7 +148,7 @@ def test_element_through_reshapes_matches_numpy(shape, index):
 
 
 @pytest.mark.parametrize("npdt", [np.float32, np.int8, np.uint16, np.complex64])
-def test_python_scalars_are_read_in_the_leaf_dtype(npdt):
+def test_python_scalars_are_read_in_the_leaf_dtype(npdt, verifying):
     """A Python scalar operand of a pushed element is the leaf dtype's value (float32 rounding,
     integer wraparound), as numpy computes the whole array."""
     data = (np.arange(200) % 11).astype(npdt)
@@ -158,7 +165,7 @@ def test_python_scalars_are_read_in_the_leaf_dtype(npdt):
     np.testing.assert_array_equal(np.asarray(y), expect)
 
 
-def test_one_element_of_a_dynamic_index_and_zero_d_chain():
+def test_one_element_of_a_dynamic_index_and_zero_d_chain(verifying):
     """y[i] with i a Python int (a graph parameter), then 0-D arithmetic on the element, read by
     float(): every step pushed, values as numpy's."""
     data = np.linspace(-2.0, 2.0, 101)
@@ -171,7 +178,7 @@ def test_one_element_of_a_dynamic_index_and_zero_d_chain():
     assert y._pending_node().op is not None
 
 
-def test_small_reads_see_writes_through_numpy_aliases():
+def test_small_reads_see_writes_through_numpy_aliases(verifying):
     """A CPU leaf's memory viewed by small reads (`_host_sync._leaf`, kept between reads) shows
     the value the array has now: after a write through `np.asarray(x)`, and for a new array
     made in a dead one's place."""
@@ -188,3 +195,19 @@ def test_small_reads_see_writes_through_numpy_aliases():
         assert float((x * 2.0 + 1.0)[3]) == -9.0
         np.testing.assert_array_equal(np.asarray(xp.reshape(x, (2, 5))[0, :]), [trial, 1 + trial, 2 + trial, -5.0, 4 + trial])
         del x, host
+
+
+def test_a_small_state_read_each_step_is_realized(verifying):
+    """A loop that reads a one-element state each step: the read realizes the live state on
+    the way (pushed, not computed whole), so its graph does not grow and every read stays on
+    the host."""
+    s = xp.asarray(0.0)
+    s_np = 0.0
+    execs = metrics.executions
+    for i in range(60):
+        s = s * 0.5 + float(i)
+        s_np = s_np * 0.5 + float(i)
+        assert bool(s > 10.0) == (s_np > 10.0)
+        assert s._pending_node().op is None, f"step {i}: the state stayed pending"
+    assert metrics.executions == execs
+    assert float(s) == s_np
