@@ -14,7 +14,11 @@
 Host evaluations (the interpreter tier, CPU only): a kernel calls the same SciPy LAPACK routine
 with the same arguments as jaxlib's custom call (`lapack_host`), so both tiers give the same
 bits; the first output evaluated computes them all and its siblings take theirs from a memo
-that lives as long as the evaluation's operand array.
+that lives as long as the evaluation's operand array (the operand's evaluation is also the one
+copy of the input, in LAPACK's column-major layout).
+
+The tier policy weighs a LAPACK call's compile as ~50 ms beyond an ordinary op's
+(`LAPACK_COMPILE_EXTRA`, the ops' `compile_extra`): jax lowers each kernel before XLA compiles it.
 """
 from __future__ import annotations
 
