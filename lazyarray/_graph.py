@@ -218,11 +218,11 @@ class _Pending:
                 self._live_in(comp, seen, out)
         return out
 
-    def pending_beside(self, node, device):
-        """The pending nodes, other than `node`, of the live handles on `device` in `node`'s
-        component: what a one-target sync may share work with (`live_with` and the engine's
-        filter in one pass over the component's list, compacting it as `_live_in` does). Called
-        with `lock` held."""
+    def pending_beside(self, node, device=None):
+        """The pending nodes, other than `node`, of the live handles on `device` (None: any) in
+        `node`'s component: what a one-target sync may share work with (`live_with` and the
+        engine's filter in one pass over the component's list, compacting it as `_live_in`
+        does). Called with `lock` held."""
         comp = node.comp
         if comp is None:
             return []
@@ -240,7 +240,7 @@ class _Pending:
                 continue
             seen.add(id(h))
             kept.append(r)
-            if p is not node and h._device is device:
+            if p is not node and (device is None or h._device is device):
                 out.append(p)
         if len(kept) != n:
             refs[:n] = kept

@@ -140,15 +140,19 @@ def run(targets):
         _verify.verify(ev.order, ev.leaves)
     # (the live pending arrays are found through the targets' component, before it is dropped)
     ones = ev.ones
-    live = pending.live_with(targets) if ev.computed + len(ones) > len(targets) else ()
+    if ev.computed + len(ones) <= len(targets):
+        beside = ()
+    elif len(targets) == 1:
+        beside = pending.pending_beside(first)
+    else:
+        beside = [h._pending_node() for h in pending.live_with(targets)]
     for node, value in zip(targets, values):
         node.realize_host(_owned(value, node))
     # other nodes computed whole, or one-element nodes pushed through: the live pending arrays on
     # them are realized (a loop that reads a small state each step does not grow its graph)
     whole = ev.memo
-    for h in live:
-        node = h._pending_node()
-        if node.op is None:
+    for node in beside:
+        if node.op is None:  # (a target, or a node two handles share: realized already)
             continue
         v = whole.get(id(node))
         if v is not None:
