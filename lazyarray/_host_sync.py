@@ -9,9 +9,12 @@ value costs ~1 us an op. Such graphs never pay for compiling, so they never comp
 Element reads do not destroy fusion: a read of a few elements of a large pending array (the
 probe reads element 0 of `y = a * 2 + 1`) pushes the index down through elementwise, shape and
 slicing ops to the leaves, computes those elements only, and leaves `y` pending, so its later
-program still fuses it. A node is computed whole only when it is small (`SMALL` elements);
-live pending arrays computed whole on the way are realized with the targets (as a sync does),
-so a loop that reads a small state each step does not grow its graph.
+program still fuses it. A read of one element (`bool()`, `float()`, the probe) pushes its index
+down from the target itself: one-element nodes on the way are evaluated at their one index, as
+numpy scalars, never as arrays. A node of several elements is computed whole only when it is
+small (`SMALL` elements). Live pending arrays on nodes computed on the way (whole, or one-element
+ones pushed through) are realized with the targets (as a sync does), so a loop that reads a
+small state each step does not grow its graph.
 
 Which ops: those whose host evaluation the interpreter tests check bit for bit against XLA's CPU
 program (tests/test_interpret*.py with 0 ulps): arithmetic, bitwise, compare, select, convert,

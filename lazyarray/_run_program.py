@@ -7,6 +7,10 @@ values every step) are sent once: `state.scalar_buffers` keeps their device copi
 bytes. Outputs may be written into the memory of dead arrays (`_pool`): those outputs are
 donated, which needs the program's donating variant (`_program_cache.donating_variant`).
 
+The commonest sync (one output, its program run before, no mesh, no checks, an output too small
+for the pool) takes a short path (`_run_cached_one`): the replay's parameters, the execute, the
+realize, nothing else; everything else takes `run`'s general path.
+
 Failures: nothing is realized before the program ran and its checks passed; buffers taken from
 the pool for a program that did not run go back to it.
 """
