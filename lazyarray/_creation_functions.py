@@ -17,7 +17,7 @@ from ._typing import Any, DeviceLike, DType, Literal, Scalar, Shape, SupportsBuf
 from ._elementwise_functions import FUNCTIONS as _ELEMENTWISE
 from ._graph import leaf_from_host
 from ._host_data import leaf, numpy_leaf
-from ._nested_scalars import plain_scalars_only
+from ._nested_scalars import host_array, plain_scalars_only
 from ._sharding_place import moves, placed  # device=NamedSharding, and per-device dtypes
 
 
@@ -86,8 +86,7 @@ def asarray(obj: Array | Scalar | SupportsBufferProtocol, /, *, dtype: DType | N
         return Array._wrap(numpy_leaf(obj, device, _dtype_or(dtype, None)), device)
     if isinstance(obj, (builtins.bool, int, float, complex)) or isinstance(obj, (list, tuple)):
         if isinstance(obj, (list, tuple)) and plain_scalars_only(obj):  # (SCIPY hook) no per-element walk
-            target = _dtype_or(dtype, None) or _infer_dtype(obj)
-            return from_host(np.asarray(obj, dtype=target.np), device)
+            return from_host(host_array(obj, _dtype_or(dtype, None), _infer_dtype), device)
         obj = _check_nested(obj)
         target = _dtype_or(dtype, None) or _nested_dtype(obj)
         if isinstance(obj, int) and not isinstance(obj, builtins.bool) and target.kind in "iu":

@@ -10,6 +10,8 @@ would infer, and numpy converts it. This test looks at each innermost sequence o
 `set(map(type, seq))`; anything else answers False and takes the checked path unchanged."""
 from __future__ import annotations
 
+import numpy as np
+
 _PLAIN = frozenset((bool, int, float, complex))
 _SEQUENCES = frozenset((list, tuple))
 
@@ -28,3 +30,15 @@ def plain_scalars_only(obj) -> bool:
             return False
         pending.extend(seq)
     return True
+
+
+def host_array(obj, dtype, infer):
+    """numpy's array of `obj` (a sequence `plain_scalars_only` accepted) in `dtype` (a DType), or
+    when None in `infer(numpy's array)`'s dtype: the checked path's values, converted once.
+    numpy's own inference is reused only when it gave that dtype; any other target converts
+    from `obj` itself, as the checked path does (a huge int then rounds once, not twice)."""
+    if dtype is not None:
+        return np.asarray(obj, dtype=dtype.np)
+    host = np.asarray(obj)
+    target = infer(host)
+    return host if host.dtype == target.np else np.asarray(obj, dtype=target.np)

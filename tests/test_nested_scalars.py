@@ -85,3 +85,16 @@ def test_a_large_list_of_lists():
     got = xp.asarray(rows.tolist())
     assert got.dtype == xp.float64
     np.testing.assert_array_equal(np.asarray(got), rows)
+
+
+def test_numpys_inference_is_reused_only_when_it_is_the_target():
+    from lazyarray._nested_scalars import host_array
+    from lazyarray import _dtypes as dt
+    rows = [[1.5, 2.0], [3.0, 4.0]]
+    host = host_array(rows, None, cf._infer_dtype)
+    assert host.dtype == np.float64
+    np.testing.assert_array_equal(host, np.asarray(rows))
+    big = [2 ** 60 + 2 ** 36 + 1]            # converts once from the int, as the checked path
+    np.testing.assert_array_equal(host_array(big, dt.float32, cf._infer_dtype),
+                                  np.asarray(big, dtype=np.float32))
+    assert host_array([True, False], None, cf._infer_dtype).dtype == np.bool_
