@@ -92,26 +92,30 @@ def schedule(plan, outputs, frees=True):
 
 # Ops whose value is a function of their static attributes alone (no operands; the attributes are
 # part of the structural key): a graph interpreted again reuses their values (`interpret`'s
-# `fixed`) instead of rebuilding them (~1.3 us a constant, ~7 us an iota), up to this many bytes
+# `steps`: its third part) instead of rebuilding them (~1.3 us a constant, ~7 us an iota), up to this many bytes
 # each (a larger one is rebuilt: its memory, not the call, is then the cost).
 FIXED_OPS = frozenset({CONSTANT, IOTA})
 FIXED_MAX_BYTES = 1 << 16
 
 
-def interpret(order, leaves, outputs, plan=None, fixed=None):
+def interpret(order, leaves, outputs, plan=None):
     """Evaluate the graph; one numpy array per output, of exactly its node's shape and dtype.
     `plan` (the `_graph.Plan` that walked it, when the caller has one) lends its signature: every
     node's position and its operands' positions, so no node is looked up by id here, and its
-    `steps` when the caller set them (this graph's `schedule`, kept from an earlier run).
-    `fixed` (a dict the caller keeps with the graph's schedule, `_tier_policy.Sighting`): position
-    -> the value of a `FIXED_OPS` node, read-only, filled at the first run and read at the next
-    (an evaluation that wrote into its operand would raise, never change a kept value; an
-    output is copied, as every output that is not its own writeable memory)."""
+    `steps` when the caller set them (this graph's `schedule`, kept from an earlier run), with a
+    third part when the caller keeps one (`_tier_policy.serve`): a dict, position -> the value
+    of a `FIXED_OPS` node, read-only, filled at the first run and read at the next (an
+    evaluation that wrote into its operand would raise, never change a kept value; an output
+    is copied, as every output that is not its own writeable memory)."""
     if plan is None or plan.order is not order or plan.leaves is not leaves:
         plan = Plan(outputs)  # (the same walk: its order holds exactly the nodes of `order`)
         order, leaves = plan.order, plan.leaves
     sig, steps = plan.sig, plan.steps
-    out_pos, frees = schedule(plan, outputs) if steps is None else steps
+    if steps is None:
+        (out_pos, frees), fixed = schedule(plan, outputs), None
+    else:
+        out_pos, frees = steps[0], steps[1]
+        fixed = steps[2] if len(steps) > 2 else None
     vals = [None] * len(sig)
     ndarray = np.ndarray
     next_leaf = iter(leaves).__next__

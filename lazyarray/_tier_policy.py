@@ -63,7 +63,7 @@ ACCELERATOR_COMPILE_RATIO = 10.0
 
 class Sighting:
     """A graph the interpreter serves: how often and how long, and its background compile."""
-    __slots__ = ("runs", "future", "seconds", "pinned", "steps", "fixed", "estimate", "learnt",
+    __slots__ = ("runs", "future", "seconds", "pinned", "steps", "estimate", "learnt",
                  "timed", "timed_seconds", "next_timed")
 
     def __init__(self, pinned):
@@ -74,8 +74,8 @@ class Sighting:
         self.timed_seconds = 0.0  # their CPU seconds, summed
         self.next_timed = max(1, _config.interpret_first)  # the run count the next timed run has
         self.pinned = pinned  # never compiled: its values stay the interpreter's (keeps_host_values)
-        self.steps = None    # the interpreter's schedule of this graph (`_interpret.schedule`)
-        self.fixed = {}      # its constants' and iotas' values, kept from its first run (`_interpret.interpret`)
+        self.steps = None    # the interpreter's schedule of this graph (`_interpret.schedule`), and
+        #                      its constants' and iotas' values kept from its first run (`_interpret.interpret`)
         self.estimate = None  # its compile's seconds (`compile_estimate`), once it may decide
         self.learnt = None   # seconds per run the last run of this command measured (`learnt_seconds`)
 
@@ -239,9 +239,9 @@ def serve(skey, plan, outputs, device, site, plain_key=None):
             fetch_inputs(plan.leaves)
         steps = entry.steps
         if steps is None:  # (a small graph seen once keeps every value: no last-use walk)
-            steps = entry.steps = _interpret.schedule(plan, outputs, work is None or work > _interpret.KEEP_ALL_WORK)
+            steps = entry.steps = _interpret.schedule(plan, outputs, work is None or work > _interpret.KEEP_ALL_WORK) + ({},)
         plan.steps = steps
-        values = _interpret.interpret(plan.order, plan.leaves, outputs, plan, entry.fixed)
+        values = _interpret.interpret(plan.order, plan.leaves, outputs, plan)
     except Exception as exc:  # an interpreter bug must not fail the user's program: compile it
         note_interpreter_error(site, exc)
         del sightings[tkey]

@@ -48,7 +48,14 @@ def test_kept_values_give_numpys_values_every_run(interpreted, rng):
         np.testing.assert_array_equal(np.asarray(r), want_r)
     assert interpreted.interpreted == 4 and interpreted.compiles == 0
     (seen,) = [s for s in state.sightings.values() if s.runs == 4]
-    assert seen.fixed and all(not v.flags.writeable for v in seen.fixed.values())
+    fixed = seen.steps[2]
+    assert fixed and all(not v.flags.writeable for v in fixed.values())
+
+
+def _run(plan, out, fixed):
+    """interpret with a kept schedule whose third part is `fixed` (as `_tier_policy.serve` keeps it)."""
+    plan.steps = _interpret.schedule(plan, out) + (fixed,)
+    return _interpret.interpret(plan.order, plan.leaves, out, plan)
 
 
 def test_an_output_that_is_a_kept_value_is_the_callers_own_memory(rng):
@@ -56,14 +63,14 @@ def test_an_output_that_is_a_kept_value_is_the_callers_own_memory(rng):
     out = [ramp._node]
     plan = Plan(out)
     fixed = {}
-    first = _interpret.interpret(plan.order, plan.leaves, out, plan, fixed)[0]
-    second = _interpret.interpret(plan.order, plan.leaves, out, plan, fixed)[0]
+    first = _run(plan, out, fixed)[0]
+    second = _run(plan, out, fixed)[0]
     assert fixed  # the iota's value, kept
     for v in (first, second):
         np.testing.assert_array_equal(v, np.arange(12))
         assert v.flags.owndata and v.flags.writeable
     second[0] = 99  # the caller's copy: the kept value is unchanged
-    third = _interpret.interpret(plan.order, plan.leaves, out, plan, fixed)[0]
+    third = _run(plan, out, fixed)[0]
     np.testing.assert_array_equal(third, np.arange(12))
 
 
@@ -73,7 +80,7 @@ def test_a_large_constant_is_not_kept():
     out = [ramp._node]
     plan = Plan(out)
     fixed = {}
-    got = _interpret.interpret(plan.order, plan.leaves, out, plan, fixed)[0]
+    got = _run(plan, out, fixed)[0]
     np.testing.assert_array_equal(got, np.arange(n) + 1.0)
     assert all(v.nbytes <= _interpret.FIXED_MAX_BYTES for v in fixed.values())
     assert not any(v.shape == (n,) for v in fixed.values())
