@@ -242,14 +242,16 @@ def _leaf(leaf):
         key = id(buf)
         if len(_buffer_views) >= BUFFER_VIEWS_KEPT:
             _buffer_views.pop(next(iter(_buffer_views)), None)
-        _buffer_views[key] = (weakref.ref(buf, lambda _r, key=key: _forget_view(key, _r)), v)
+        _buffer_views[key] = (weakref.ref(buf, lambda ref, key=key: _forget_view(key, ref)), v)
     return v
 
 
-def _forget_view(key, ref):
-    entry = _buffer_views.get(key)
+def _forget_view(key, ref, views=_buffer_views):
+    """The buffer of `ref` died: its entry goes. (`views` bound at definition: the callback may
+    run while the interpreter exits, after the module's globals are gone.)"""
+    entry = views.get(key)
     if entry is not None and entry[0] is ref:
-        _buffer_views.pop(key, None)
+        views.pop(key, None)
 
 
 def _scalar_of(leaf, v):
