@@ -103,7 +103,7 @@ def _fold_transpose(x, batch, contract):
     if x.op is not TRANSPOSE:
         return x, batch, contract
     perm = x.attrs.perm
-    if len(perm) == 2 and not batch and len(contract) == 1:
+    if len(perm) == 2 and not batch and len(contract) == 1 and contract[0] in (0, 1):
         # (a matrix's x.T, as `X.T @ v` writes it every step of a loop: one free axis, in order
         # by itself; the general rule below gives the same, ~3 us slower)
         return x.args[0], (), (perm[contract[0]],)
