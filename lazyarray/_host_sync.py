@@ -29,8 +29,6 @@ Anything else (a bigger graph, another op, checked mode, debug, a mesh, an accel
 """
 from __future__ import annotations
 
-import weakref
-
 import numpy as np
 
 from . import _checks, _config, _verify
@@ -215,18 +213,20 @@ def run_leaf_op(node):
 
 _PY_SCALARS = frozenset({float, int, bool, complex})
 
-# id(buffer) -> (weak reference to the buffer, numpy's view of its memory): a CPU device leaf read
-# by small reads again and again (the `x` of `x * 2.0 + 1.0`, the base of every probe) is viewed
-# once, not through jax's `__array__` at each read (~1.5-3 us). Only buffers under the pool's
-# minimum: their memory is never recycled or donated (`_pool`), so the view stays their value
-# (a zero-copy numpy alias's writes are the buffer's memory: the view sees them too). An entry
-# goes when its buffer dies (the weak reference's callback), the oldest first past the bound.
+# id(buffer) -> (the buffer, numpy's view of its memory): a CPU device leaf read by small reads
+# again and again (the `x` of `x * 2.0 + 1.0`, the base of every probe) is viewed once, not
+# through jax's `__array__` at each read (~1.5-3 us). jax's view holds its array, so an entry
+# keeps its buffer alive until newer ones push it out: only small buffers (`VIEWED_BYTES`, far
+# under the pool's minimum: their memory is never recycled or donated, so the view stays their
+# value; a zero-copy numpy alias's writes are the buffer's memory, which the view shows) and at
+# most `BUFFER_VIEWS_KEPT` of them, so at most 1 MiB of dead arrays is held.
 _buffer_views = {}
-BUFFER_VIEWS_KEPT = 256
+BUFFER_VIEWS_KEPT = 16
+VIEWED_BYTES = 1 << 16
 
 
 def _leaf(leaf):
-    """`leaf_value(leaf)`, with a CPU device buffer's view kept between reads."""
+    """`leaf_value(leaf)`, with a small CPU device buffer's view kept between reads."""
     v = leaf.host
     if v is not None:
         if type(v) is np.ndarray and v.dtype is leaf.dtype.np and v.shape == leaf.shape:
@@ -234,24 +234,15 @@ def _leaf(leaf):
         return leaf_value(leaf)
     buf = leaf.buffer
     entry = _buffer_views.get(id(buf))
-    if entry is not None and entry[0]() is buf:
+    if entry is not None and entry[0] is buf:
         return entry[1]
     v = leaf_value(leaf)
-    if not v.flags.owndata and v.nbytes < _config.pool_min_bytes and v.dtype is leaf.dtype.np \
+    if not v.flags.owndata and v.nbytes <= VIEWED_BYTES and v.dtype is leaf.dtype.np \
             and v.shape == leaf.shape and v.base is not None:
-        key = id(buf)
         if len(_buffer_views) >= BUFFER_VIEWS_KEPT:
-            _buffer_views.pop(next(iter(_buffer_views)), None)
-        _buffer_views[key] = (weakref.ref(buf, lambda ref, key=key: _forget_view(key, ref)), v)
+            del _buffer_views[next(iter(_buffer_views))]  # (the oldest)
+        _buffer_views[id(buf)] = (buf, v)
     return v
-
-
-def _forget_view(key, ref, views=_buffer_views):
-    """The buffer of `ref` died: its entry goes. (`views` bound at definition: the callback may
-    run while the interpreter exits, after the module's globals are gone.)"""
-    entry = views.get(key)
-    if entry is not None and entry[0] is ref:
-        views.pop(key, None)
 
 
 def _scalar_of(leaf, v):

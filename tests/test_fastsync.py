@@ -211,3 +211,17 @@ def test_a_small_state_read_each_step_is_realized(verifying):
         assert s._pending_node().op is None, f"step {i}: the state stayed pending"
     assert metrics.executions == execs
     assert float(s) == s_np
+
+
+def test_kept_buffer_views_are_bounded_and_small(verifying):
+    """The views kept between small reads hold their buffers: at most BUFFER_VIEWS_KEPT small
+    ones, whatever how many arrays were read and dropped; a large leaf is never kept."""
+    from lazyarray import _host_sync
+    for i in range(3 * _host_sync.BUFFER_VIEWS_KEPT):
+        x = xp.asarray(np.arange(100.0) + i)
+        assert float((x * 2.0)[7]) == (7.0 + i) * 2.0
+        del x
+    assert len(_host_sync._buffer_views) <= _host_sync.BUFFER_VIEWS_KEPT
+    big = xp.asarray(np.arange(_host_sync.VIEWED_BYTES // 8 + 1, dtype=np.float64))
+    assert float((big * 2.0)[5]) == 10.0
+    assert all(entry[0] is not big._pending_node().buffer for entry in _host_sync._buffer_views.values())
