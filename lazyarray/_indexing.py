@@ -11,6 +11,7 @@ import builtins
 
 import numpy as np
 
+from . import _dtypes as dt
 from . import _ops as ops
 from . import _views
 from ._advanced_indexing import getitem_advanced, setitem_advanced
@@ -20,7 +21,7 @@ from ._basic_indexing import (
     slice_write,
 )
 from ._helpers import is_scalar
-from ._graph import leaf_from_host
+from ._graph import Node, bind as _bind, leaf_from_host
 from ._host_data import numpy_leaf
 from ._metrics import metrics
 
@@ -160,7 +161,18 @@ def _element(x, node, i):
         elif device.platform == "cpu" and device.mesh is None:
             metrics.host_element_reads += 1
             return Array._wrap(leaf_from_host(np.asarray(node.buffer)[i], (), node.dtype), device)
-    return Array._wrap(slice_read(node, [_Axis(i, 1, 1, 1, True)], ()), device)
+    if n == 1:  # (the slice is the whole axis: slice_read's reshape alone)
+        return Array._wrap(slice_read(node, [_Axis(i, 1, 1, 1, True)], ()), device)
+    # slice_read's two nodes for this key, bound at once: dynamic_slice(node, [start], (1,)) of
+    # an int64 host start, then its reshape to () (`ops.dynamic_slice`, `ops.reshape`: the
+    # same ops, attributes, shapes and dtype; their rules hold for a 1-D node and 0 <= i < n)
+    start = Node(None, (), (), (), dt.int64, i)
+    window = _bind(ops.DYNAMIC_SLICE, (node, start), _WINDOW_OF_ONE, (1,), node.dtype)
+    return Array._wrap(_bind(ops.RESHAPE, (window,), _TO_0D, (), node.dtype), device)
+
+
+_WINDOW_OF_ONE = ops.DYNAMIC_SLICE.Attrs((1,))
+_TO_0D = ops.RESHAPE.Attrs(())
 
 
 def _value_node(x, dtype, value):

@@ -8,28 +8,64 @@ from . import _dtypes as dt
 from . import _engine
 from . import _ops as ops
 from . import _views
-from ._array_object import Array, make_view, strides_of
+from ._array_object import Array, _View, make_view, strides_of
 from ._helpers import broadcast_shapes, check_array, normalize_axis
 from ._typing import Axis
 
 
 def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) -> Array:
-    check_array(x)
-    if isinstance(shape, int):
-        shape = (shape,)
-    shape = tuple(operator.index(s) for s in shape)
+    if type(shape) is tuple and (copy is None or copy is False) and isinstance(x, Array):
+        # (the common call: a tuple of Python ints) its plan looked up, `_reshape_plan`
+        for s in shape:
+            if type(s) is not int:
+                break
+        else:
+            node = x._node
+            view_strides = x._strides if type(x) is _View else None
+            key = (node.shape, view_strides, shape)
+            hit = _reshape_plans.get(key)
+            if hit is None:
+                hit = _reshape_plan(node.shape, strides_of(x), shape)
+                if len(_reshape_plans) >= 4096:
+                    _reshape_plans.clear()
+                _reshape_plans[key] = hit
+            new_shape, strides = hit
+            if strides is not None:  # make_view(x, _views.Reshape(new_shape), strides), inline
+                return _View._make(x, _views.Reshape(new_shape), ops.reshape(node, new_shape), strides)
+            if copy is False:
+                return _reshape_general(x, shape, copy)  # (its error)
+            return Array._wrap(ops.reshape(node, new_shape), x._device)
+    return _reshape_general(x, shape, copy)
+
+
+# (x's shape, a view's strides or None, the new shape as given: Python ints) -> (the new shape,
+# -1 resolved; the view's strides, or None where numpy copies). Pure functions of tuples of ints,
+# bounded by emptying; a shape that raises is never stored (it raises again, from the general
+# path's own code).
+_reshape_plans = {}
+
+
+def _reshape_plan(x_shape, x_strides, shape):
+    size = math.prod(x_shape)
     if shape.count(-1) > 1:
         raise ValueError(f"reshape: at most one -1 in the new shape {shape}")
     if -1 in shape:
         rest = math.prod(s for s in shape if s != -1)
-        if rest == 0 or x.size % rest:
-            raise ValueError(f"reshape: cannot reshape {x.shape} into {shape}")
-        shape = tuple(x.size // rest if s == -1 else s for s in shape)
-    if any(s < 0 for s in shape) or math.prod(shape) != x.size:
-        raise ValueError(f"reshape: cannot reshape an array of shape {x.shape} into {shape}")
+        if rest == 0 or size % rest:
+            raise ValueError(f"reshape: cannot reshape {x_shape} into {shape}")
+        shape = tuple(size // rest if s == -1 else s for s in shape)
+    if any(s < 0 for s in shape) or math.prod(shape) != size:
+        raise ValueError(f"reshape: cannot reshape an array of shape {x_shape} into {shape}")
+    return shape, _views.reshape_strides(x_shape, x_strides, shape)
+
+
+def _reshape_general(x, shape, copy):
+    check_array(x)
+    if isinstance(shape, int):
+        shape = (shape,)
+    shape, strides = _reshape_plan(x.shape, strides_of(x), tuple(operator.index(s) for s in shape))
     if copy:
         return Array._wrap(ops.reshape(x._node, shape), x.device)
-    strides = _views.reshape_strides(x.shape, strides_of(x), shape)
     if strides is None:  # numpy copies here: the elements are not evenly spaced in C order
         if copy is False:
             raise ValueError(f"reshape(copy=False): an array of shape {x.shape} with strides "

@@ -9,10 +9,22 @@ from ._array_object import Array
 from ._elementwise_functions import not_equal, subtract
 from ._helpers import check_array, normalize_axes, normalize_axis
 from ._manipulation_functions import concat
+from ._ops.core import memo
+from ._ops.reduce import REDUCE
 from ._typing import Axis
 
 
 def _truth(x, axis, keepdims, kind):
+    if axis is None and not keepdims and isinstance(x, Array):
+        # (the common call, `any(x)`: every axis) the general path's nodes, with
+        # the conversion's attributes and the reduction's built once
+        node = x._node
+        if node.dtype is not dt.bool:
+            node = ops.CONVERT.bind((node,), _TO_BOOL)
+        ndim = len(node.shape)
+        if ndim:
+            node = REDUCE.bind((node,), memo(_every_axis, (kind, ndim), _every_axis_attrs))
+        return Array._wrap(node, x._device)
     check_array(x)
     axes = normalize_axes(axis, x.ndim)
     node = ops.convert(x._node, dt.bool)
@@ -20,6 +32,16 @@ def _truth(x, axis, keepdims, kind):
     if keepdims:
         out = ops.reshape(out, tuple(1 if i in axes else n for i, n in enumerate(x.shape)))
     return Array._wrap(out, x.device)
+
+
+_TO_BOOL = ops.CONVERT.Attrs(dt.bool)  # (ops.convert(node, dt.bool)'s attributes)
+
+# (kind, ndim) -> the attributes of ops.reduce(node, range(ndim), kind) (`core.memo`)
+_every_axis = {}
+
+
+def _every_axis_attrs(kind, ndim):
+    return REDUCE.Attrs(kind, tuple(range(ndim)))
 
 
 def all(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
