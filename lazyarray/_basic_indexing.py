@@ -16,6 +16,7 @@ from . import _dtypes as dt
 from . import _ops as ops
 from . import _views
 from ._array_object import Array
+from ._graph import Node, bind as _bind
 from ._helpers import broadcast_shapes
 
 
@@ -117,6 +118,38 @@ def slice_read(node, axes, out_shape):
         node = ops.slice_(node, (0,) * len(axes), spans, tuple(abs(a.step) for a in axes))
         node = ops.reverse(node, [i for i, a in enumerate(axes) if a.step < 0])
     return ops.reshape(node, out_shape)
+
+
+def read_recipe(shape, axes, out_shape):
+    """What `slice_read(node, axes, out_shape)` binds for a node of `shape` whose selection is a
+    window of unit steps that is not the whole array: (the dynamic_slice's attributes, its
+    window shape, its starts, the reshape's attributes or None when the window already has the
+    result's shape), or None for any other selection (`slice_read` builds those). A function of
+    tuples of ints, kept with a key's plan (`_indexing`), so `read_by_recipe` binds the same
+    nodes without building them again from the axes."""
+    if 0 in out_shape:
+        return None
+    spans = tuple([a.span for a in axes])
+    if spans == shape or any(a.step != 1 for a in axes):
+        return None
+    reshape_attrs = None if spans == out_shape else ops.RESHAPE.Attrs(out_shape)
+    return ops.DYNAMIC_SLICE.Attrs(spans), spans, tuple([a.start for a in axes]), reshape_attrs
+
+
+def read_by_recipe(node, recipe, out_shape):
+    """`slice_read(node, axes, out_shape)` from its `read_recipe`: the same nodes (a
+    dynamic_slice of int64 host starts, then its reshape), bound at once: the rules hold by
+    construction (the recipe was made from a checked plan of this shape)."""
+    ds_attrs, spans, starts, reshape_attrs = recipe
+    dtype = node.dtype
+    int64 = dt.int64
+    args = [node]
+    for s in starts:
+        args.append(Node(None, (), (), (), int64, s))  # (`ops.scalar(s, dt.int64)`)
+    window = _bind(ops.DYNAMIC_SLICE, tuple(args), ds_attrs, spans, dtype)
+    if reshape_attrs is None:
+        return window
+    return _bind(ops.RESHAPE, (window,), reshape_attrs, out_shape, dtype)
 
 
 def slice_write(node, axes, out_shape, vnode):

@@ -17,8 +17,8 @@ from . import _views
 from ._advanced_indexing import getitem_advanced, setitem_advanced
 from ._array_object import Array, _View, check_writable, strides_of
 from ._basic_indexing import (
-    BasicIndex, _Axis, all_integers, check_assignable, compose, expand, is_basic, plan, slice_read,
-    slice_write,
+    BasicIndex, _Axis, all_integers, check_assignable, compose, expand, is_basic, plan, read_by_recipe,
+    read_recipe, slice_read, slice_write,
 )
 from ._helpers import is_scalar
 from ._graph import Node, bind as _bind, leaf_from_host
@@ -111,7 +111,7 @@ def _pattern(key):
 # What a basic key does to an array, memoized: a pure function of tuples of ints (the array's
 # shape, a view's strides, the key's pattern), bounded by emptying. A key that raises is never
 # stored, so it raises again at every call, from the same code as the general path.
-_read_plans = {}   # (shape, view strides or None, pattern) -> (axes, out_shape, strides, copy)
+_read_plans = {}   # (shape, view strides or None, pattern) -> (axes, out_shape, strides, copy, recipe)
 _write_plans = {}  # (shape, pattern) -> (axes, out_shape)
 _PLAN_CACHE = 4096
 
@@ -132,12 +132,13 @@ def _basic_read(x, key, pattern):
     if hit is None:
         items = expand(key, len(node.shape))
         axes, out_shape, strides = plan(node.shape, items, strides_of(x))
-        hit = (axes, out_shape, strides, all_integers(key, items))
+        hit = (axes, out_shape, strides, all_integers(key, items), read_recipe(node.shape, axes, out_shape))
         _store(_read_plans, cache_key, hit)
-    axes, out_shape, strides, copy = hit
+    axes, out_shape, strides, copy, recipe = hit
+    read = slice_read(node, axes, out_shape) if recipe is None else read_by_recipe(node, recipe, out_shape)
     if copy:
-        return Array._wrap(slice_read(node, axes, out_shape), x._device)
-    return _View._make(x, BasicIndex(axes, out_shape), slice_read(node, axes, out_shape), strides)
+        return Array._wrap(read, x._device)
+    return _View._make(x, BasicIndex(axes, out_shape), read, strides)
 
 
 def _element(x, node, i):
