@@ -1,0 +1,181 @@
+"""The generic namespace functions' recording fast paths (reshape's looked-up plan, x[i] of a
+1-D array, basic reads by their kept recipe, any/all over every axis, ...) build the graph the
+general path builds: the same ops, attributes, shapes and dtypes on the same operands, values
+equal to numpy's, views that still see and make writes, and the same errors for bad input."""
+import numpy as np
+import pytest
+
+import lazyarray as xp
+from lazyarray import _basic_indexing, _manipulation_functions, _statistical_functions, _utility_functions
+from lazyarray._array_object import _View
+from lazyarray._basic_indexing import _Axis, slice_read
+
+RNG = np.random.default_rng(11)
+
+
+def describe(node, leaves):
+    """A node's graph as nested tuples: op, attributes, shape, dtype, operands. An array leaf is
+    named by its position among the distinct array leaves met (so two graphs on the same base
+    compare equal only when they read the same leaves in the same places); a host scalar leaf by
+    its value, shape and dtype."""
+    if node.op is None:
+        host = node.host
+        if node.shape == () and host is not None and not isinstance(host, np.ndarray):
+            return ("scalar", host, node.dtype)
+        if id(node) not in leaves:
+            leaves[id(node)] = len(leaves)
+        return ("leaf", leaves[id(node)], node.shape, node.dtype)
+    return (node.op.name, tuple(node.attrs), node.shape, node.dtype,
+            tuple(describe(a, leaves) for a in node.args))
+
+
+def same_graph(a, b):
+    """a and b (nodes) are the same graph over the same leaves."""
+    leaves = {}
+    return describe(a, leaves) == describe(b, leaves)
+
+
+def pending_vector(n=100):
+    base = xp.asarray(np.arange(float(n)))
+    return base * 2.0 + 1.0, np.arange(float(n)) * 2.0 + 1.0
+
+
+# ---------------------------------------------------------------- reshape
+
+
+@pytest.mark.parametrize("src,shape", [((100,), (-1,)), ((100,), (10, 10)), ((100,), (4, -1, 5)),
+                                       ((6, 10), (60,)), ((6, 10), (-1, 2)), ((6, 10), (6, 10)),
+                                       ((1, 6), (6, 1)), ((0, 3), (3, 0)), ((), (1, 1)), ((4,), (2, 2))])
+def test_reshape_fast_path_is_the_general_path(src, shape):
+    a = RNG.standard_normal(src)
+    for _ in range(2):  # the second call takes the memoized plan
+        x = xp.asarray(a) * 2.0
+        fast = xp.reshape(x, shape)
+        general = _manipulation_functions._reshape_general(x, list(shape), None)
+        assert type(fast) is type(general)
+        assert same_graph(fast._node, general._node)
+        if type(fast) is _View:
+            assert fast._strides == general._strides and fast._step.shape == general._step.shape
+        np.testing.assert_array_equal(np.asarray(fast), np.reshape(a * 2.0, shape))
+
+
+def test_reshape_of_a_view_copies_where_numpy_copies():
+    a = RNG.standard_normal((4, 6))
+    for _ in range(2):
+        x = xp.asarray(a.copy())
+        t = x.T  # (6, 4) with strides (1, 6): numpy copies for (24,), views for (6, 2, 2)
+        flat = xp.reshape(t, (24,))
+        assert type(flat) is not _View
+        assert same_graph(flat._node, _manipulation_functions._reshape_general(t, (24,), None)._node)
+        with pytest.raises(ValueError, match="cannot be viewed"):
+            xp.reshape(t, (24,), copy=False)
+        v = xp.reshape(t, (6, 2, 2))
+        assert type(v) is _View
+        v[0, 0, 0] = 100.0  # a view: the write reaches x
+        assert np.asarray(x)[0, 0] == 100.0
+        np.testing.assert_array_equal(np.asarray(flat), a.T.reshape(24))
+
+
+def test_reshape_views_see_and_make_writes():
+    for _ in range(2):
+        x = xp.asarray(np.arange(12.0))
+        v = xp.reshape(x, (3, 4))
+        x[5] = -1.0
+        assert np.asarray(v)[1, 1] == -1.0
+        v[2, 3] = 7.0
+        assert np.asarray(x)[11] == 7.0
+
+
+@pytest.mark.parametrize("shape,exc,match", [
+    ((-1, -1), ValueError, "at most one -1"), ((7, -1), ValueError, "cannot reshape"),
+    ((0, -1), ValueError, "cannot reshape"), ((11,), ValueError, "cannot reshape"),
+    ((-2, -6), ValueError, "cannot reshape"), ((3.0, 4), TypeError, None), ((True, 11), ValueError, "cannot reshape")])
+def test_reshape_errors_unchanged(shape, exc, match):
+    x = xp.asarray(np.arange(12.0))
+    xp.reshape(x, (3, 4))  # a plan exists for this array's shape
+    for _ in range(2):
+        with pytest.raises(exc, match=match) as fast:
+            xp.reshape(x, shape)
+        with pytest.raises(exc) as general:
+            _manipulation_functions._reshape_general(x, shape, None)
+        assert str(fast.value) == str(general.value)
+
+
+def test_reshape_bool_entries_act_as_ints_as_before():
+    x = xp.asarray(np.arange(4.0))
+    np.testing.assert_array_equal(np.asarray(xp.reshape(x, (True, 4))), np.arange(4.0).reshape(1, 4))
+    with pytest.raises(TypeError):
+        xp.reshape(np.arange(4.0), (4,))
+
+
+# ---------------------------------------------------------------- basic reads
+
+
+@pytest.mark.parametrize("i", [0, 5, -1, -100, 99])
+def test_element_of_a_pending_vector_is_the_general_path(i):
+    y, ref = pending_vector()
+    fast = y[i]
+    general = slice_read(y._node, [_Axis(i % 100, 1, 1, 1, True)], ())
+    assert same_graph(fast._node, general)
+    assert float(fast) == ref[i]
+
+
+def test_element_errors_and_the_one_element_vector():
+    y, _ = pending_vector()
+    for i in (100, -101):
+        with pytest.raises(IndexError, match="out of bounds for axis 0 with size 100"):
+            y[i]
+    one = xp.asarray(np.array([3.0])) * 2.0
+    assert same_graph(one[0]._node, slice_read(one._node, [_Axis(0, 1, 1, 1, True)], ()))
+    assert float(one[-1]) == 6.0
+
+
+@pytest.mark.parametrize("key", [1, (slice(None), 2), (1, 2), (-1, slice(2, 7)), slice(2, 5), (slice(1, 3), None),
+                                 (None, 3), (slice(None), slice(None, None, 2)), (slice(None, None, -1), 0),
+                                 (slice(3, 3),), (Ellipsis, 1), ()])
+def test_basic_reads_are_the_general_path(key):
+    a = RNG.standard_normal((6, 10))
+    for _ in range(2):  # the second call takes the kept plan and recipe
+        x = xp.asarray(a) + 1.0
+        fast = x[key]
+        general = _basic_indexing.read_basic(x, key)
+        assert same_graph(fast._node, general)
+        np.testing.assert_array_equal(np.asarray(fast), (a + 1.0)[key])
+
+
+def test_basic_read_views_see_and_make_writes():
+    a = np.arange(60.0).reshape(6, 10)
+    for _ in range(2):
+        x = xp.asarray(a.copy())
+        col, row, e = x[:, 2], x[1], x[1, 2]
+        x[1, 2] = -5.0
+        assert np.asarray(col)[1] == -5.0 and np.asarray(row)[2] == -5.0
+        assert float(e) == 12.0  # an integer for every axis: a copy
+        col[4] = 9.0
+        assert np.asarray(x)[4, 2] == 9.0
+
+
+# ---------------------------------------------------------------- any / all
+
+
+@pytest.mark.parametrize("fn", [xp.any, xp.all])
+@pytest.mark.parametrize("shape,dtype", [((100,), xp.float64), ((6, 10), xp.int32), ((), xp.float64),
+                                         ((4, 3), xp.bool), ((), xp.bool), ((0, 3), xp.float32)])
+def test_truth_over_every_axis_is_the_general_path(fn, shape, dtype):
+    a = (RNG.standard_normal(shape) > 0.3).astype(np.float64)
+    x = xp.astype(xp.asarray(a) * 3.0, dtype)
+    fast = fn(x)
+    general = fn(x, axis=tuple(range(x.ndim)))  # an explicit axis: the general path
+    assert same_graph(fast._node, general._node)
+    assert bool(fast) == bool(getattr(np, fn.__name__)(np.asarray(a) * 3.0))
+
+
+def test_any_of_the_probe_and_its_errors():
+    y, ref = pending_vector()
+    assert bool(xp.any(xp.reshape(y, (-1,))[0])) == bool(np.any(ref.reshape(-1)[0]))
+    with pytest.raises(TypeError, match="must be a lazyarray array"):
+        xp.any(np.ones(3))
+    with pytest.raises(IndexError, match="out of bounds"):
+        xp.all(y, axis=1)
+    v = xp.reshape(y, (10, 10))  # a view
+    assert same_graph(xp.all(v)._node, xp.all(v, axis=(0, 1))._node)
