@@ -22,6 +22,12 @@ from ._sharding_place import moves, placed  # device=NamedSharding, and per-devi
 
 
 def _shape(shape):
+    if type(shape) is tuple:  # (the common case: a tuple of non-negative Python ints, as it is)
+        for s in shape:
+            if type(s) is not int or s < 0:
+                break
+        else:
+            return shape
     if isinstance(shape, (int, np.integer)) and not isinstance(shape, builtins.bool):
         shape = (shape,)
     try:

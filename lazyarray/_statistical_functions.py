@@ -1,8 +1,6 @@
 """Statistical functions of the standard: reductions and cumulative scans."""
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from . import _dtypes as dt
@@ -56,22 +54,27 @@ def prod(x: Array, /, *, axis: Axis = None, dtype: DType | None = None, keepdims
 
 def _extreme(x, axis, keepdims, kind, fname):
     check_array(x)
-    if x.dtype not in dt.CATEGORIES["real numeric"] and x.dtype is not dt.bool:
-        raise TypeError(f"{fname}: expected a real numeric array, got {x.dtype}")
-    axes = normalize_axes(axis, x.ndim)
-    if any(x.shape[a] == 0 for a in axes):
-        raise ValueError(f"{fname} of an empty selection has no identity")
-    node = x._node
-    if x.dtype is dt.bool:
+    node = x._node  # (read once: a view's node property checks its base)
+    x_dtype, shape = node.dtype, node.shape
+    if x_dtype not in _EXTREMABLE:
+        raise TypeError(f"{fname}: expected a real numeric array, got {x_dtype}")
+    axes = normalize_axes(axis, len(shape))
+    for a in axes:
+        if shape[a] == 0:
+            raise ValueError(f"{fname} of an empty selection has no identity")
+    if x_dtype is dt.bool:
         kind = "or" if kind == "max" else "and"
     out = ops.reduce(node, axes, kind)
-    if x.dtype.kind == "f":
+    if x_dtype.kind == "f":
         # XLA's CPU backend (jaxlib 0.10.2) drops NaN from min/max reductions of a few thousand
         # elements or more (jnp.min too), where the standard and numpy propagate it: a NaN
         # anywhere in the selection makes the result NaN, computed as its own reduction.
         has_nan = ops.reduce(ops.compare(node, node, "NE"), axes, "or")
-        out = ops.select(has_nan, ops.constant(np.nan, x.dtype), out)
-    return Array._wrap(_keep(out, axes, keepdims, x.shape), x.device)
+        out = ops.select(has_nan, ops.constant(np.nan, x_dtype), out)
+    return Array._wrap(_keep(out, axes, keepdims, shape), x._device)
+
+
+_EXTREMABLE = dt.CATEGORIES["real numeric"] | {dt.bool}
 
 
 def max(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
@@ -83,20 +86,25 @@ def min(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
 
 
 def _count(shape, axes):
-    return math.prod(shape[a] for a in axes)
+    n = 1
+    for a in axes:
+        n *= shape[a]
+    return n
 
 
 def mean(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
     check_array(x)
-    if x.dtype.kind not in "fc":
-        raise TypeError(f"mean: expected a floating-point array, got {x.dtype}")
-    axes = normalize_axes(axis, x.ndim)
-    total = ops.reduce(x._node, axes, "add")
-    n = _count(x.shape, axes)
-    out = ops.DIVIDE(total, ops.constant(n if n else np.nan, x.dtype))
+    node = x._node  # (read once: a view's node property checks its base)
+    x_dtype, shape = node.dtype, node.shape
+    if x_dtype.kind not in "fc":
+        raise TypeError(f"mean: expected a floating-point array, got {x_dtype}")
+    axes = normalize_axes(axis, len(shape))
+    total = ops.reduce(node, axes, "add")
+    n = _count(shape, axes)
+    out = ops.DIVIDE(total, ops.constant(n if n else np.nan, x_dtype))
     if n == 0:
-        out = ops.constant(np.nan, x.dtype, total.shape)
-    return Array._wrap(_keep(out, axes, keepdims, x.shape), x.device)
+        out = ops.constant(np.nan, x_dtype, total.shape)
+    return Array._wrap(_keep(out, axes, keepdims, shape), x._device)
 
 
 def var(x: Array, /, *, axis: Axis = None, correction: int | float = 0.0, keepdims: bool = False) -> Array:

@@ -45,8 +45,12 @@ def constant(value, dtype, shape=()):
     """A value baked into the program (and its key): only for structural constants such as the 0
     of a comparison or the fill of zeros(), never for user data. A scalar fill is one 0-D
     literal broadcast, never a host array of `shape`."""
-    if type(value) is int and not shape:  # (order keys' 0 and bounds: memoized attributes)
-        return CONSTANT.bind((), memo(_int_constants, (value, dtype), _int_constant_attrs, bound=1024))
+    if type(value) is int:  # (order keys' 0 and bounds, zeros' fill: memoized attributes)
+        literal = CONSTANT.bind((), memo(_int_constants, (value, dtype), _int_constant_attrs, bound=1024))
+        return broadcast_in_dim(literal, shape, ()) if len(shape) else literal
+    if type(value) is float and value != 0.0:  # (the NaN of max/min/mean; not +-0.0: equal keys)
+        literal = CONSTANT.bind((), memo(_float_constants, (value, dtype), _int_constant_attrs, bound=1024))
+        return broadcast_in_dim(literal, shape, ()) if len(shape) else literal
     value = np.asarray(value, dtype=dtype.np)
     shape = tuple(shape)
     if value.ndim == 0 and shape:
@@ -62,6 +66,7 @@ def constant(value, dtype, shape=()):
 # (Python int, dtype) -> a 0-D constant's attributes (`core.memo`): an int the dtype cannot hold
 # raises in np.asarray at every call and is never stored
 _int_constants = {}
+_float_constants = {}  # (Python float, dtype) -> the same, apart: 1.0 == 1 as a key
 
 
 def _int_constant_attrs(value, dtype):
