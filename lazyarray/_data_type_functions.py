@@ -16,19 +16,26 @@ from ._typing import DeviceLike, DType, DTypeKind
 def astype(x: Array, dtype: DType, /, *, copy: bool = True, device: DeviceLike | None = None) -> Array:
     check_array(x)
     dtype = dt.as_dtype(dtype)
-    if x.dtype.kind == "c" and dtype.kind not in "cb":
+    node = x._node  # (read once: a view's node property checks its base)
+    if node.dtype.kind == "c" and dtype.kind not in "cb":
         # the standard asks consumers to say which part they mean (real(x) or imag(x))
-        raise TypeError(f"astype: cannot cast {x.dtype} to {dtype}; cast real(x) or imag(x)")
+        raise TypeError(f"astype: cannot cast {node.dtype} to {dtype}; cast real(x) or imag(x)")
     # float -> integer saturates at the integer's range and sends NaN to 0 (XLA's convert;
     # the standard leaves out-of-range values unspecified)
     out = x
-    if dtype is not x.dtype:
-        out = Array._wrap(ops.convert(x._node, dtype), x.device)
+    if dtype is not node.dtype:  # (ops.convert(node, dtype), its attributes built once per dtype)
+        attrs = _convert_attrs.get(dtype)
+        if attrs is None:
+            attrs = _convert_attrs[dtype] = ops.CONVERT.Attrs(dtype)
+        out = Array._wrap(ops.CONVERT.bind((node,), attrs), x._device)
     elif copy:
-        out = Array._wrap(x._node, x.device)
+        out = Array._wrap(node, x._device)
     if device is not None:
         out = out.to_device(device)
     return out
+
+
+_convert_attrs = {}  # dtype -> ops.CONVERT's attributes for it (a dtype is one object)
 
 
 def can_cast(from_: DType | Array, to: DType, /) -> bool:

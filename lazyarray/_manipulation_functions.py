@@ -154,46 +154,55 @@ def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
 
 
 def _common(arrays, fname):
+    """The arrays as a list, their nodes (each read once: a view's node property checks its
+    base) and their promoted dtype; checks that they are arrays on one device."""
     arrays = list(arrays)
     if not arrays:
         raise ValueError(f"{fname}: needs at least one array")
     for a in arrays:
         check_array(a)
-    dtype = arrays[0].dtype
-    for a in arrays[1:]:
-        dtype = dt.result_type_pair(dtype, a.dtype)
-    if len({a.device for a in arrays}) > 1:
-        raise ValueError(f"{fname}: arrays on different devices "
-                         f"({' and '.join(sorted({repr(a.device) for a in arrays}))})")
-    return arrays, dtype
+    nodes = [a._node for a in arrays]
+    dtype = nodes[0].dtype
+    for n in nodes:
+        if n.dtype is not dtype:
+            dtype = dt.result_type_pair(dtype, n.dtype)
+    device = arrays[0]._device
+    for a in arrays:
+        if a._device is not device and a._device != device:
+            raise ValueError(f"{fname}: arrays on different devices "
+                             f"({' and '.join(sorted({repr(a.device) for a in arrays}))})")
+    return arrays, nodes, dtype
 
 
 def concat(arrays: tuple[Array, ...] | list[Array], /, *, axis: int | None = 0) -> Array:
-    arrays, dtype = _common(arrays, "concat")
-    if axis is None:
-        arrays = [_flat(a) for a in arrays]
+    arrays, nodes, dtype = _common(arrays, "concat")
+    if axis is None:  # (`_flat` of each)
+        nodes = [ops.reshape(n, (math.prod(n.shape),)) for n in nodes]
         axis = 0
-    ndim = arrays[0].ndim
+    shape = nodes[0].shape
+    ndim = len(shape)
     if ndim == 0:
         raise ValueError("concat: 0-D arrays cannot be concatenated")
     axis = normalize_axis(axis, ndim)
-    for a in arrays:
-        if a.ndim != ndim or any(a.shape[i] != arrays[0].shape[i] for i in range(ndim) if i != axis):
-            raise ValueError(f"concat: shapes {[x.shape for x in arrays]} differ off axis {axis}")
-    nodes = [ops.convert(a._node, dtype) for a in arrays]
+    for n in nodes:
+        s = n.shape
+        if s != shape and (len(s) != ndim or any(s[i] != shape[i] for i in range(ndim) if i != axis)):
+            raise ValueError(f"concat: shapes {[n.shape for n in nodes]} differ off axis {axis}")
+    nodes = [ops.convert(n, dtype) for n in nodes]
     nodes = [n for n in nodes if n.shape[axis] > 0] or nodes[:1]
-    return Array._wrap(ops.concatenate(nodes, axis), arrays[0].device)
+    return Array._wrap(ops.concatenate(nodes, axis), arrays[0]._device)
 
 
 def stack(arrays: tuple[Array, ...] | list[Array], /, *, axis: int = 0) -> Array:
-    arrays, dtype = _common(arrays, "stack")
-    shape = arrays[0].shape
-    if any(a.shape != shape for a in arrays):
-        raise ValueError(f"stack: shapes differ: {[a.shape for a in arrays]}")
+    arrays, nodes, dtype = _common(arrays, "stack")
+    shape = nodes[0].shape
+    for n in nodes:
+        if n.shape != shape:
+            raise ValueError(f"stack: shapes differ: {[n.shape for n in nodes]}")
     axis = normalize_axis(axis, len(shape) + 1)
     new = shape[:axis] + (1,) + shape[axis:]
-    nodes = [ops.reshape(ops.convert(a._node, dtype), new) for a in arrays]
-    return Array._wrap(ops.concatenate(nodes, axis), arrays[0].device)
+    nodes = [ops.reshape(ops.convert(n, dtype), new) for n in nodes]
+    return Array._wrap(ops.concatenate(nodes, axis), arrays[0]._device)
 
 
 def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:

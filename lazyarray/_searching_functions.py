@@ -7,7 +7,9 @@ from . import _dtypes as dt
 from . import _ops as ops
 from ._advanced_indexing import true_positions, unravel
 from ._array_object import Array
-from ._helpers import _scalar, binary_operands, broadcast_shapes, check_array, is_scalar, normalize_axes, normalize_axis
+from ._helpers import (
+    _scalar, binary_operands, check_array, is_scalar, normalize_axes, normalize_axis, pair_broadcast,
+)
 from ._typing import ArrayOrScalar, Axis, Literal
 
 
@@ -162,7 +164,10 @@ def where(condition: Array, x1: ArrayOrScalar, x2: ArrayOrScalar, /) -> Array:
     n1, n2, dtype, shape, device = binary_operands(x1, x2, "where")
     if condition._device != device:
         raise ValueError(f"where: condition is on {condition._device}, the values on {device}")
-    shape = broadcast_shapes(condition.shape, shape)
+    cond = condition._node
+    c_shape = cond.shape
+    if c_shape != shape:  # (broadcast_shapes(c_shape, shape), its common cases first)
+        shape = c_shape if not shape else shape if not c_shape else pair_broadcast(c_shape, shape)[0]
     # 0-D operands stay 0-D (select broadcasts them when lowered and evaluated): no node each
-    return Array._wrap(ops.select(*[n if not n.shape else ops.broadcast_to(n, shape)
-                                    for n in (condition._node, n1, n2)]), device)
+    return Array._wrap(ops.select(*[n if not n.shape or n.shape == shape else ops.broadcast_to(n, shape)
+                                    for n in (cond, n1, n2)]), device)

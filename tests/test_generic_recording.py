@@ -246,3 +246,66 @@ def test_reduction_errors_unchanged():
         xp.max(xp.zeros((3,)), axis=1)
     assert bool(xp.max(xp.asarray([True, False]))) and not bool(xp.min(xp.asarray([True, False])))
     assert np.isnan(float(xp.mean(xp.zeros((0,)))))
+
+
+# ---------------------------------------------------------------- where, concat, stack, astype
+
+
+@pytest.mark.parametrize("cs,s1,s2", [((6, 10), (6, 10), (6, 10)), ((6, 10), (6, 10), ()), ((10,), (6, 10), ()),
+                                      ((6, 1), (10,), (6, 10)), ((), (6, 10), (6, 10)), ((), (), ()),
+                                      ((6, 10), (), ())])
+def test_where_builds_the_broadcasts_of_the_general_formulation(cs, s1, s2):
+    from lazyarray import _ops as ops
+    from lazyarray._helpers import binary_operands, broadcast_shapes
+    c, a, b = RNG.standard_normal(cs) > 0, RNG.standard_normal(s1), RNG.standard_normal(s2)
+    xc, xa, xb = xp.asarray(c), xp.asarray(a) * 1.0, xp.asarray(b) * 1.0
+    for _ in range(2):
+        fast = xp.where(xc, xa, xb)
+        n1, n2, _, shape, _ = binary_operands(xa, xb, "where")
+        shape = broadcast_shapes(xc.shape, shape)
+        general = ops.select(*[n if not n.shape else ops.broadcast_to(n, shape) for n in (xc._node, n1, n2)])
+        assert same_graph(fast._node, general)
+        np.testing.assert_array_equal(np.asarray(fast), np.where(c, a, b))
+    with pytest.raises(ValueError, match="cannot be broadcast"):
+        xp.where(xp.asarray(np.ones((3, 2)) > 0), xp.ones((4, 2)), 0.0)
+
+
+def test_concat_and_stack_equal_numpy_and_raise_as_before():
+    a, b = RNG.standard_normal((2, 3)), RNG.standard_normal((4, 3))
+    xa, xb = xp.asarray(a), xp.astype(xp.asarray(b), xp.float32)
+    v = xp.reshape(xa, (3, 2))  # a view among the operands
+    np.testing.assert_array_equal(np.asarray(xp.concat([xa, xb])), np.concatenate([a, b.astype(np.float32)]))
+    np.testing.assert_array_equal(np.asarray(xp.concat([xa, v], axis=None)), np.concatenate([a.ravel(), a.ravel()]))
+    np.testing.assert_array_equal(np.asarray(xp.concat([xa, xp.zeros((2, 0))], axis=-1)), a)
+    np.testing.assert_array_equal(np.asarray(xp.stack([xa, xa * 2.0], axis=-1)), np.stack([a, a * 2.0], axis=-1))
+    np.testing.assert_array_equal(np.asarray(xp.stack([v, v])), np.stack([a.reshape(3, 2)] * 2))
+    with pytest.raises(ValueError, match=r"concat: shapes \[\(2, 3\), \(3, 2\)\] differ off axis 0"):
+        xp.concat([xa, v])
+    with pytest.raises(ValueError, match="0-D arrays cannot be concatenated"):
+        xp.concat([xp.asarray(1.0), xp.asarray(2.0)])
+    with pytest.raises(ValueError, match=r"stack: shapes differ: \[\(2, 3\), \(3, 2\)\]"):
+        xp.stack([xa, v])
+    with pytest.raises(ValueError, match="needs at least one array"):
+        xp.stack([])
+    with pytest.raises(TypeError, match="no promotion rule"):
+        xp.concat([xp.asarray([[1, 2, 3]]), xp.asarray([[1, 2, 3]], dtype=xp.uint64)])
+    with pytest.raises(TypeError, match="must be a lazyarray array"):
+        xp.concat([xa, a])
+    with pytest.raises(IndexError, match="out of bounds"):
+        xp.stack([xa, xa], axis=3)
+
+
+def test_astype_of_a_view_and_its_errors():
+    a = RNG.standard_normal((4, 3))
+    x = xp.asarray(a.copy())
+    v = x[1:3]
+    for dtype, npdt in ((xp.float32, np.float32), (xp.int64, np.int64), (xp.complex128, np.complex128)):
+        for _ in range(2):  # the second call takes the kept attributes
+            out = xp.astype(v, dtype)
+            assert out._node.op.name == "convert" and out._node.attrs.dtype is dtype
+            np.testing.assert_array_equal(np.asarray(out), a[1:3].astype(npdt))
+    same = xp.astype(v, xp.float64)
+    assert same._node is v._node and same is not v
+    assert xp.astype(v, xp.float64, copy=False) is v
+    with pytest.raises(TypeError, match="cannot cast .*complex128"):
+        xp.astype(xp.asarray([1j]), xp.float64)
