@@ -129,16 +129,18 @@ def broadcast_shapes_(*shapes: tuple[int, ...]) -> tuple[int, ...]:
 
 def expand_dims(x: Array, /, axis: int | tuple[int, ...]) -> Array:
     check_array(x)
+    node = x._node  # (read once: a view's node property checks its base)
     axes = axis if isinstance(axis, tuple) else (axis,)
-    n = x.ndim + len(axes)
-    norm = sorted(normalize_axis(a, n) for a in axes)
+    n = len(node.shape) + len(axes)
+    norm = sorted([normalize_axis(a, n) for a in axes])
     if len(set(norm)) != len(norm):
         raise ValueError(f"expand_dims: repeated axis in {axis}")
-    shape, strides = list(x.shape), list(strides_of(x))
+    shape, strides = list(node.shape), list(strides_of(x))
     for a in norm:
         shape.insert(a, 1)
         strides.insert(a, 0)
-    return make_view(x, _views.Reshape(tuple(shape)), tuple(strides))
+    shape = tuple(shape)  # make_view(x, _views.Reshape(shape), strides), its node read once
+    return _View._make(x, _views.Reshape(shape), ops.reshape(node, shape), tuple(strides))
 
 
 def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:

@@ -309,3 +309,23 @@ def test_astype_of_a_view_and_its_errors():
     assert xp.astype(v, xp.float64, copy=False) is v
     with pytest.raises(TypeError, match="cannot cast .*complex128"):
         xp.astype(xp.asarray([1j]), xp.float64)
+
+
+@pytest.mark.parametrize("axis", [0, -1, 1, (0, 2), (-1, 0)])
+def test_expand_dims_is_a_live_view(axis):
+    a = RNG.standard_normal((3, 4))
+    x = xp.asarray(a.copy())
+    for base in (x, x[1:]):  # a plain array and a view
+        ref = a if base is x else a[1:]
+        e = xp.expand_dims(base, axis=axis)
+        assert type(e) is _View
+        np.testing.assert_array_equal(np.asarray(e), np.expand_dims(ref, axis))
+    e = xp.expand_dims(x, axis=axis)
+    x[2, 3] = 50.0
+    assert np.asarray(e).max() == 50.0
+    e[(0,) * e.ndim] = -9.0
+    assert np.asarray(x)[0, 0] == -9.0
+    with pytest.raises(ValueError, match="repeated axis"):
+        xp.expand_dims(x, axis=(0, 0))
+    with pytest.raises(IndexError, match="out of bounds"):
+        xp.expand_dims(x, axis=5)
