@@ -25,13 +25,14 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
             key = (node.shape, view_strides, shape)
             hit = _reshape_plans.get(key)
             if hit is None:
-                hit = _reshape_plan(node.shape, strides_of(x), shape)
+                new_shape, strides = _reshape_plan(node.shape, strides_of(x), shape)
+                hit = new_shape, strides, _views.Reshape(new_shape)
                 if len(_reshape_plans) >= 4096:
                     _reshape_plans.clear()
                 _reshape_plans[key] = hit
-            new_shape, strides = hit
+            new_shape, strides, step = hit
             if strides is not None:  # make_view(x, _views.Reshape(new_shape), strides), inline
-                return _View._make(x, _views.Reshape(new_shape), ops.reshape(node, new_shape), strides)
+                return _View._make(x, step, ops.reshape(node, new_shape), strides)
             if copy is False:
                 return _reshape_general(x, shape, copy)  # (its error)
             return Array._wrap(ops.reshape(node, new_shape), x._device)
@@ -39,9 +40,9 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
 
 
 # (x's shape, a view's strides or None, the new shape as given: Python ints) -> (the new shape,
-# -1 resolved; the view's strides, or None where numpy copies). Pure functions of tuples of ints,
-# bounded by emptying; a shape that raises is never stored (it raises again, from the general
-# path's own code).
+# -1 resolved; the view's strides, or None where numpy copies; the view's step, shared by the
+# views made from this entry: steps never change). Pure functions of tuples of ints, bounded by
+# emptying; a shape that raises is never stored (it raises again, from the general path's code).
 _reshape_plans = {}
 
 

@@ -9,6 +9,7 @@ from ._array_object import Array
 from ._elementwise_functions import not_equal, subtract
 from ._helpers import check_array, normalize_axes, normalize_axis
 from ._manipulation_functions import concat
+from ._graph import bind as _bind
 from ._ops.core import memo
 from ._ops.reduce import REDUCE
 from ._typing import Axis
@@ -19,11 +20,11 @@ def _truth(x, axis, keepdims, kind):
         # (the common call, `any(x)`: every axis) the general path's nodes, with
         # the conversion's attributes and the reduction's built once
         node = x._node
-        if node.dtype is not dt.bool:
-            node = ops.CONVERT.bind((node,), _TO_BOOL)
-        ndim = len(node.shape)
-        if ndim:
-            node = REDUCE.bind((node,), memo(_every_axis, (kind, ndim), _every_axis_attrs))
+        shape = node.shape
+        if node.dtype is not dt.bool:  # (the rules' results: an elementwise convert keeps the shape)
+            node = _bind(ops.CONVERT, (node,), _TO_BOOL, shape, dt.bool)
+        if shape:  # (every axis reduced: a 0-D result)
+            node = _bind(REDUCE, (node,), memo(_every_axis, (kind, len(shape)), _every_axis_attrs), (), dt.bool)
         return Array._wrap(node, x._device)
     check_array(x)
     axes = normalize_axes(axis, x.ndim)

@@ -329,3 +329,14 @@ def test_expand_dims_is_a_live_view(axis):
         xp.expand_dims(x, axis=(0, 0))
     with pytest.raises(IndexError, match="out of bounds"):
         xp.expand_dims(x, axis=5)
+
+
+def test_reshape_views_sharing_a_step_stay_independent_aliases():
+    x = xp.asarray(np.arange(12.0))
+    v1, v2 = xp.reshape(x, (3, 4)), xp.reshape(x, (3, 4))
+    assert v1._step is v2._step  # (one plan entry: its step, which nothing changes)
+    v1[0, 1] = -4.0
+    assert np.asarray(v2)[0, 1] == -4.0 and np.asarray(x)[1] == -4.0
+    w = xp.reshape(v2, (12,))
+    w[11] = 8.0
+    assert np.asarray(v1)[2, 3] == 8.0 and np.asarray(x)[11] == 8.0
