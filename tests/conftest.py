@@ -45,6 +45,16 @@ def fresh(engine, monkeypatch):
 
 
 @pytest.fixture
+def compiled_now(monkeypatch):
+    """Graphs run as compiled programs at once (no interpreter tier, no small host reads), with
+    the program caches cleared before and after."""
+    monkeypatch.setattr(xp.config, "interpret_first", 0)
+    xp.clear_cache()
+    yield
+    xp.clear_cache()
+
+
+@pytest.fixture
 def fail_next_execute(monkeypatch):
     """arm(message): the next PJRT execute raises RuntimeError(message); later ones run."""
     from lazyarray import _runtime

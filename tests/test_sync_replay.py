@@ -8,18 +8,9 @@ import numpy as np
 import pytest
 
 import lazyarray as xp
-from lazyarray import _config, _host_alias, _runtime
+from lazyarray import _host_alias, _runtime
 from lazyarray._engine_state import state
 from lazyarray._graph import Plan
-
-
-@pytest.fixture
-def compiled_now(monkeypatch):
-    """Graphs run as compiled programs at once (no interpreter tier, no small host reads)."""
-    monkeypatch.setattr(_config, "interpret_first", 0)
-    xp.clear_cache()
-    yield
-    xp.clear_cache()
 
 
 DTYPES = [np.float64, np.float32, np.int64, np.int32, np.uint8, np.bool_, np.complex128]
