@@ -16,7 +16,7 @@ from . import _dtypes as dt
 from . import _ops as ops
 from . import _views
 from ._array_object import Array
-from ._graph import Node, bind as _bind
+from ._graph import bind as _bind, leaf_from_host
 from ._helpers import broadcast_shapes
 
 
@@ -145,7 +145,7 @@ def read_by_recipe(node, recipe, out_shape):
     int64 = dt.int64
     args = [node]
     for s in starts:
-        args.append(Node(None, (), (), (), int64, s))  # (`ops.scalar(s, dt.int64)`)
+        args.append(leaf_from_host(s, (), int64))  # (`ops.scalar(s, dt.int64)`)
     window = _bind(ops.DYNAMIC_SLICE, tuple(args), ds_attrs, spans, dtype)
     if reshape_attrs is None:
         return window

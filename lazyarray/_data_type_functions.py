@@ -23,19 +23,13 @@ def astype(x: Array, dtype: DType, /, *, copy: bool = True, device: DeviceLike |
     # float -> integer saturates at the integer's range and sends NaN to 0 (XLA's convert;
     # the standard leaves out-of-range values unspecified)
     out = x
-    if dtype is not node.dtype:  # (ops.convert(node, dtype), its attributes built once per dtype)
-        attrs = _convert_attrs.get(dtype)
-        if attrs is None:
-            attrs = _convert_attrs[dtype] = ops.CONVERT.Attrs(dtype)
-        out = Array._wrap(ops.CONVERT.bind((node,), attrs), x._device)
+    if dtype is not node.dtype:
+        out = Array._wrap(ops.convert(node, dtype), x._device)
     elif copy:
         out = Array._wrap(node, x._device)
     if device is not None:
         out = out.to_device(device)
     return out
-
-
-_convert_attrs = {}  # dtype -> ops.CONVERT's attributes for it (a dtype is one object)
 
 
 def can_cast(from_: DType | Array, to: DType, /) -> bool:

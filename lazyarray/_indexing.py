@@ -21,7 +21,7 @@ from ._basic_indexing import (
     read_recipe, slice_read, slice_write,
 )
 from ._helpers import is_scalar
-from ._graph import Node, bind as _bind, leaf_from_host
+from ._graph import bind as _bind, leaf_from_host
 from ._host_data import numpy_leaf
 from ._metrics import metrics
 
@@ -167,7 +167,7 @@ def _element(x, node, i):
     # slice_read's two nodes for this key, bound at once: dynamic_slice(node, [start], (1,)) of
     # an int64 host start, then its reshape to () (`ops.dynamic_slice`, `ops.reshape`: the
     # same ops, attributes, shapes and dtype; their rules hold for a 1-D node and 0 <= i < n)
-    start = Node(None, (), (), (), dt.int64, i)
+    start = leaf_from_host(i, (), dt.int64)
     window = _bind(ops.DYNAMIC_SLICE, (node, start), _WINDOW_OF_ONE, (1,), node.dtype)
     return Array._wrap(_bind(ops.RESHAPE, (window,), _TO_0D, (), node.dtype), device)
 

@@ -10,6 +10,7 @@ from . import _ops as ops
 from . import _views
 from ._array_object import Array, _View, make_view, strides_of
 from ._helpers import broadcast_shapes, check_array, normalize_axis
+from ._ops.core import memo
 from ._typing import Axis
 
 
@@ -22,15 +23,7 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
         else:
             node = x._node
             view_strides = x._strides if type(x) is _View else None
-            key = (node.shape, view_strides, shape)
-            hit = _reshape_plans.get(key)
-            if hit is None:
-                new_shape, strides = _reshape_plan(node.shape, strides_of(x), shape)
-                hit = new_shape, strides, _views.Reshape(new_shape)
-                if len(_reshape_plans) >= 4096:
-                    _reshape_plans.clear()
-                _reshape_plans[key] = hit
-            new_shape, strides, step = hit
+            new_shape, strides, step = memo(_reshape_plans, (node.shape, view_strides, shape), _reshape_entry)
             if strides is not None:  # make_view(x, _views.Reshape(new_shape), strides), inline
                 return _View._make(x, step, ops.reshape(node, new_shape), strides)
             if copy is False:
@@ -41,9 +34,15 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
 
 # (x's shape, a view's strides or None, the new shape as given: Python ints) -> (the new shape,
 # -1 resolved; the view's strides, or None where numpy copies; the view's step, shared by the
-# views made from this entry: steps never change). Pure functions of tuples of ints, bounded by
-# emptying; a shape that raises is never stored (it raises again, from the general path's code).
+# views made from this entry: steps never change) (`_ops.core.memo`). A shape that raises is
+# never stored (it raises again, from the general path's code).
 _reshape_plans = {}
+
+
+def _reshape_entry(x_shape, view_strides, shape):
+    x_strides = _views.contiguous_strides(x_shape) if view_strides is None else view_strides  # (`strides_of`)
+    new_shape, strides = _reshape_plan(x_shape, x_strides, shape)
+    return new_shape, strides, _views.Reshape(new_shape)
 
 
 def _reshape_plan(x_shape, x_strides, shape):

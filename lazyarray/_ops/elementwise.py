@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import _dtypes as dt
 from .._graph import bind_pair as _bind_pair
-from .core import OpDef, kinds, same_shape, typed
+from .core import OpDef, kinds, memo, same_shape, typed
 from .shape import constant
 
 
@@ -433,7 +433,10 @@ CONVERT = Elementwise("convert", "stablehlo.convert", out=_given, attrs=("dtype"
 
 
 def convert(x, dtype):
-    return x if x.dtype is dtype else CONVERT.bind((x,), CONVERT.Attrs(dtype))
+    return x if x.dtype is dtype else CONVERT.bind((x,), memo(_convert_attrs, (dtype,), CONVERT.Attrs))
+
+
+_convert_attrs = {}  # (dtype,) -> CONVERT's attributes for it (`core.memo`: one object per dtype)
 
 
 def _same_width(node):

@@ -46,10 +46,10 @@ def constant(value, dtype, shape=()):
     of a comparison or the fill of zeros(), never for user data. A scalar fill is one 0-D
     literal broadcast, never a host array of `shape`."""
     if type(value) is int:  # (order keys' 0 and bounds, zeros' fill: memoized attributes)
-        literal = CONSTANT.bind((), memo(_int_constants, (value, dtype), _int_constant_attrs, bound=1024))
+        literal = CONSTANT.bind((), memo(_int_constants, (value, dtype), _scalar_constant_attrs, bound=1024))
         return broadcast_in_dim(literal, shape, ()) if len(shape) else literal
     if type(value) is float and value != 0.0:  # (the NaN of max/min/mean; not +-0.0: equal keys)
-        literal = CONSTANT.bind((), memo(_float_constants, (value, dtype), _int_constant_attrs, bound=1024))
+        literal = CONSTANT.bind((), memo(_float_constants, (value, dtype), _scalar_constant_attrs, bound=1024))
         return broadcast_in_dim(literal, shape, ()) if len(shape) else literal
     value = np.asarray(value, dtype=dtype.np)
     shape = tuple(shape)
@@ -69,7 +69,7 @@ _int_constants = {}
 _float_constants = {}  # (Python float, dtype) -> the same, apart: 1.0 == 1 as a key
 
 
-def _int_constant_attrs(value, dtype):
+def _scalar_constant_attrs(value, dtype):
     return CONSTANT.Attrs(np.asarray(value, dtype=dtype.np).tobytes(), (), dtype)
 
 
