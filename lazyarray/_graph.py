@@ -28,7 +28,8 @@ lock = threading.RLock()
 
 
 class Node:
-    __slots__ = ("op", "args", "attrs", "shape", "dtype", "buffer", "host", "serial", "comp", "__weakref__")
+    __slots__ = ("op", "args", "attrs", "shape", "dtype", "buffer", "host", "serial", "comp", "computed",
+                 "__weakref__")
 
     def __init__(self, op, args, attrs, shape, dtype, host=None):
         self.op = op          # a Primitive, or None for a leaf
@@ -39,6 +40,7 @@ class Node:
         self.buffer = None    # device buffer once realized
         self.host = host      # numpy value of a leaf not yet on the device
         self.comp = None      # a computed node's graph component (`Component`); None once realized
+        self.computed = False  # True once a sync computed its value (realized): never packed (`packs`)
 
     @property
     def is_leaf(self):
@@ -55,11 +57,14 @@ class Node:
         self.host = value
 
     def _forget_history(self):
-        """A computed node becomes a leaf: its operands (and the graph behind them) can be freed."""
+        """A computed node becomes a leaf: its operands (and the graph behind them) can be freed.
+        It stays marked `computed`, so a 0-D value keys (and runs) as a parameter of its own
+        whether a program realized it on the device or the interpreter on the host (`packs`)."""
         self.op = None
         self.args = ()
         self.attrs = ()
         self.comp = None
+        self.computed = True
 
     def __repr__(self):
         name = self.op.name if self.op is not None else ("buffer" if self.buffer is not None else "host")
@@ -359,7 +364,7 @@ class Plan:
             op = node.op
             if op is None:
                 shape = node.shape
-                sig.append((shape, node.dtype, node.buffer is None and not shape))
+                sig.append((shape, node.dtype, node.buffer is None and not shape and not node.computed))
                 leaves.append(node)
             else:
                 args = node.args
@@ -430,7 +435,7 @@ class Plan:
             if out.op is None:
                 index[id(out)] = k
                 k += 1
-                entry((out.shape, out.dtype, out.buffer is None and not out.shape))
+                entry((out.shape, out.dtype, out.buffer is None and not out.shape and not out.computed))
                 leaf(out)
                 continue
             stack = [out]
@@ -461,7 +466,7 @@ class Plan:
                                     break
                                 i = index[id(a)] = k
                                 k += 1
-                                entry((a.shape, a.dtype, a.buffer is None and not a.shape))
+                                entry((a.shape, a.dtype, a.buffer is None and not a.shape and not a.computed))
                                 leaf(a)
                         if b is other:  # (a loop's constant: the last second operand)
                             j = other_at
@@ -474,7 +479,7 @@ class Plan:
                                     break
                                 j = index[id(b)] = k
                                 k += 1
-                                entry((b.shape, b.dtype, b.buffer is None and not b.shape))
+                                entry((b.shape, b.dtype, b.buffer is None and not b.shape and not b.computed))
                                 leaf(b)
                             other, other_at = b, j
                         positions = (i, j)
@@ -491,7 +496,7 @@ class Plan:
                                     break
                                 i = index[id(a)] = k
                                 k += 1
-                                entry((a.shape, a.dtype, a.buffer is None and not a.shape))
+                                entry((a.shape, a.dtype, a.buffer is None and not a.shape and not a.computed))
                                 leaf(a)
                         positions = (i,)
                     else:
@@ -504,7 +509,7 @@ class Plan:
                                     break
                                 i = index[id(a)] = k
                                 k += 1
-                                entry((a.shape, a.dtype, a.buffer is None and not a.shape))
+                                entry((a.shape, a.dtype, a.buffer is None and not a.shape and not a.computed))
                                 leaf(a)
                             positions.append(i)
                         else:
@@ -564,13 +569,25 @@ class StructuralKey(tuple):
 _tuple_hash = tuple.__hash__
 
 
+def packs(leaf):
+    """Whether a program takes `leaf` packed with the other host scalars of its dtype (one vector
+    parameter, `split_leaves`) rather than as a parameter of its own: a 0-D host value given as a
+    leaf (a Python scalar, an index, a 0-D host array). A 0-D value a sync computed is never
+    packed, wherever it was realized: the interpreter leaves it on the host (`realize_host`), a
+    program on the device (`realize`), and the next graph must key and run alike either way
+    (one program for both, in this process and in the next one that loads it from disk). The
+    walk (`Plan`) and `split_leaves` write this test inline."""
+    return leaf.buffer is None and not leaf.shape and not leaf.computed
+
+
 def split_leaves(leaves):
-    """Leaves on the device (one parameter each), and host scalars (Python scalars, 0-D host
-    values) grouped by dtype: each group is sent as ONE vector parameter and sliced apart in the
-    program. A chain with 500 scalar parameters compiles ~3x slower than with them packed."""
+    """Leaves on the device (one parameter each), and host scalars (`packs`: Python scalars, 0-D
+    host values given as leaves) grouped by dtype: each group is sent as ONE vector parameter
+    and sliced apart in the program. A chain with 500 scalar parameters compiles ~3x slower than
+    with them packed."""
     buffers, packed = [], {}
     for leaf in leaves:
-        if leaf.buffer is None and not leaf.shape:
+        if leaf.buffer is None and not leaf.shape and not leaf.computed:  # (`packs`, inline)
             packed.setdefault(leaf.dtype, []).append(leaf)
         else:
             buffers.append(leaf)

@@ -188,6 +188,10 @@ def explain_miss(key, cached_keys):
 
 
 def _describe(sig):
+    if len(sig) == 3 and type(sig[2]) is bool:  # a leaf (`_graph.Plan`): (shape, dtype, packs)
+        shape, dtype, packed = sig
+        how = "a host scalar packed with its dtype's others" if packed else "a parameter of its own"
+        return f"input shape={shape} dtype={getattr(dtype, 'name', dtype)} ({how})"
     if len(sig) == 2:
         shape, dtype = sig
         return f"input shape={shape} dtype={dtype}"
