@@ -261,7 +261,7 @@ def _float_floor_divide(a, b):
 def _floor_divide(a, b):
     if a.dtype.kind in "iu":
         return _int_floor_divide(a, b)
-    return _float_floor_divide(a, b)
+    return _real_math.float_floor_divide(a, b)  # (_float_floor_divide's nodes as one: SCIPY hook)
 
 
 def _remainder(a, b):
@@ -275,6 +275,12 @@ def _remainder(a, b):
                     ops.compare(ops.compare(r, zero, "LT"), ops.compare(safe_b, zero, "LT"), "NE"))
             r = ops.select(fix, ops.ADD(r, safe_b), r)
         return ops.select(bz, zero, r)
+    return _real_math.float_remainder(a, b)  # (the float formula below as one node: SCIPY hook)
+
+
+def _float_remainder(a, b):
+    """The float formula `_real_math.float_remainder` records as one node (tests compare them)."""
+    zero = _c(0, a)
     r = ops.REMAINDER(a, b)
     fix = ops.AND(ops.compare(r, zero, "NE"),
             ops.compare(ops.compare(r, zero, "LT"), ops.compare(b, zero, "LT"), "NE"))

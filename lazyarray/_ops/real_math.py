@@ -29,7 +29,8 @@ import numpy as np
 
 from .. import _dtypes as dt
 from .elementwise import (ABS, ACOS, ACOSH, ADD, AND, ASIN, ASINH, ATANH, BITCAST, CLAMP, CONVERT, COSH,
-                          DIVIDE, EXP, EXPM1, LOG, LOG1P, MAXIMUM, MULTIPLY, NEGATE, OR, ROUND_EVEN,
+                          DIVIDE, EXP, EXPM1, FLOOR, IS_FINITE, LOG, LOG1P, MAXIMUM, MULTIPLY, NEGATE, NOT,
+                          OR, REMAINDER, ROUND_EVEN,
                           SHIFT_LEFT, SHIFT_RIGHT_ARITHMETIC, SHIFT_RIGHT_LOGICAL, SINH, SQRT, SUBTRACT,
                           TANH, Elementwise, emit_compare, emit_select)
 
@@ -509,3 +510,120 @@ def norm_minus_one(a, b, two_a=False):
     nodes of its formula: complex log and log1p graphs (SciPy's logsumexp) are recorded,
     keyed and interpreted node by node, so their size is their first call's cost."""
     return (NORM_PLUS_2A if two_a else NORM_MINUS_1)(a, b)
+
+
+# ---------------------------------------------------------------- float floor_divide and remainder
+
+class _NumpyOps:
+    """The calls of `_float_remainder_formula` / `_float_floor_divide_formula` on numpy arrays:
+    each the evaluation of the primitive the node-by-node formula would record (fmod for
+    stablehlo.remainder, np.where for select, the sign bit read from the bits), so this tier
+    computes, value for value, what interpreting those nodes one by one computed."""
+
+    fmod, add, sub, mul, div = (staticmethod(np.fmod), staticmethod(np.add), staticmethod(np.subtract),
+                                staticmethod(np.multiply), staticmethod(np.divide))
+    floor, abs, neg = staticmethod(np.floor), staticmethod(np.abs), staticmethod(np.negative)
+    isfinite, signbit, not_ = staticmethod(np.isfinite), staticmethod(np.signbit), staticmethod(np.invert)
+    and_, or_, select = staticmethod(np.bitwise_and), staticmethod(np.bitwise_or), staticmethod(np.where)
+    _CMP = {"EQ": np.equal, "NE": np.not_equal, "LT": np.less, "GT": np.greater}
+
+    def __init__(self, dtype):
+        self.np = dtype.np
+
+    def c(self, value):
+        return self.np.type(value)
+
+    def cmp(self, a, b, direction):
+        return self._CMP[direction](a, b)
+
+
+class _EmitOps:
+    """The same calls on emitter values: the StableHLO the node-by-node formula lowered to."""
+
+    def __init__(self, b, dtype):
+        self.b, self.dtype = b, dtype
+
+    def c(self, value):
+        return self.b.c(value, self.dtype)
+
+    def fmod(self, a, b): return self.b.op(REMAINDER, a, b)
+    def add(self, a, b): return self.b.add(a, b)
+    def sub(self, a, b): return self.b.sub(a, b)
+    def mul(self, a, b): return self.b.mul(a, b)
+    def div(self, a, b): return self.b.div(a, b)
+    def floor(self, a): return self.b.op(FLOOR, a)
+    def abs(self, a): return self.b.abs(a)
+    def neg(self, a): return self.b.neg(a)
+    def cmp(self, a, b, direction): return self.b.cmp(a, b, direction)
+    def select(self, p, a, b): return self.b.select(p, a, b)
+    def and_(self, a, b): return self.b.and_(a, b)
+    def or_(self, a, b): return self.b.or_(a, b)
+    def not_(self, a): return self.b.e.op(NOT.hlo, (a,), self.b.shape, dt.bool)
+    def isfinite(self, a): return self.b.e.op(IS_FINITE.hlo, (a,), self.b.shape, dt.bool)
+
+    def signbit(self, a):
+        ity = dt.signed_of_bits(a.dtype.bits)
+        return self.b.cmp(self.b.bitcast(a, ity), self.b.c(0, ity), "LT")
+
+
+def _float_remainder_formula(k, a, b):
+    """numpy's remainder of floats (the result takes the divisor's sign) from fmod, with the
+    standard's special cases: a zero result takes the divisor's sign (±0 % ±inf too); a finite
+    non-zero a with an infinite divisor is a when their signs agree, else the divisor."""
+    zero = k.c(0.0)
+    r = k.fmod(a, b)
+    fix = k.and_(k.cmp(r, zero, "NE"), k.cmp(k.cmp(r, zero, "LT"), k.cmp(b, zero, "LT"), "NE"))
+    r = k.select(fix, k.add(r, b), r)
+    rz = k.cmp(r, zero, "EQ")
+    mag = k.abs(zero)
+    r = k.select(rz, k.select(k.signbit(b), k.neg(mag), mag), r)
+    binf = k.and_(k.and_(k.cmp(k.abs(b), k.c(math.inf), "EQ"), k.isfinite(a)), k.cmp(a, zero, "NE"))
+    same = k.cmp(k.cmp(a, zero, "LT"), k.cmp(b, zero, "LT"), "EQ")
+    return k.select(binf, k.select(same, a, b), r)
+
+
+def _float_floor_divide_formula(k, a, b):
+    """numpy's floor division of floats (from fmod, so that floor_divide(a, b) * b +
+    remainder(a, b) == a), except that b == 0 or a non-finite operand gives a / b itself (±inf,
+    NaN, or the signed zero of finite / ±inf), as the standard's special cases say."""
+    mod = k.fmod(a, b)
+    div = k.div(k.sub(a, mod), b)
+    zero = k.c(0.0)
+    fix = k.and_(k.cmp(mod, zero, "NE"), k.cmp(k.cmp(b, zero, "LT"), k.cmp(mod, zero, "LT"), "NE"))
+    div = k.select(fix, k.sub(div, k.c(1.0)), div)
+    fl = k.floor(div)
+    gt_half = k.cmp(k.sub(div, fl), k.c(0.5), "GT")
+    fl = k.select(gt_half, k.add(fl, k.c(1.0)), fl)
+    div_zero = k.cmp(div, zero, "EQ")
+    signed_zero = k.mul(zero, k.div(a, b))  # copysign(0, a/b)
+    out = k.select(div_zero, signed_zero, fl)
+    plain = k.or_(k.cmp(b, zero, "EQ"), k.not_(k.and_(k.isfinite(a), k.isfinite(b))))
+    return k.select(plain, k.div(a, b), out)
+
+
+def _division_op(name, formula):
+    def lower(e, node, a, b):
+        a, b = e.broadcast_scalars((a, b), node.shape)
+        return formula(_EmitOps(_Builder(e, node.shape), node.dtype), a, b)
+
+    def evaluate(node, a, b):
+        with np.errstate(all="ignore"):
+            return np.asarray(formula(_NumpyOps(node.dtype), a, b), node.dtype.np)
+
+    return Elementwise(name, None, lower=lower, evaluate=evaluate, covers=lambda node: node.dtype.kind == "f")
+
+
+FLOAT_REMAINDER = _division_op("math.remainder", _float_remainder_formula)
+FLOAT_FLOOR_DIVIDE = _division_op("math.floor_divide", _float_floor_divide_formula)
+
+
+def float_remainder(a, b):
+    """numpy's `a % b` of float nodes (one dtype; equal shapes or a 0-D one) as ONE node, where
+    the formula is ~25 nodes (SciPy's quantile computes `jg % 1` and `jg // 1` per method): its
+    lowering emits the formula's StableHLO, its interpreter rule runs the formula's numpy ops."""
+    return FLOAT_REMAINDER(a, b)
+
+
+def float_floor_divide(a, b):
+    """numpy's `a // b` of float nodes as ONE node (the ~19 of its formula), as `float_remainder`."""
+    return FLOAT_FLOOR_DIVIDE(a, b)
