@@ -62,14 +62,33 @@ _wrap = Array._wrap
 _leaf_of = _scalar_leaves.get
 
 
+def _node_defaults():
+    """The slots a new `_graph.Node` holds besides those the fast path sets itself (op, args,
+    attrs, shape, dtype, comp, serial), with their values: the fast path builds its nodes
+    inline (`object.__new__` and the stores, ~0.09 us of an op's ~1.2 us less than the
+    constructor's call) only while these are the ones it knows, and calls `Node(...)` otherwise,
+    so a field added to Node can never be left unset."""
+    probe = _Node(None, (), (), (), None)
+    own = {"op", "args", "attrs", "shape", "dtype", "comp", "serial", "__weakref__"}
+    return {name: getattr(probe, name, None) for name in _Node.__slots__ if name not in own}
+
+
+_NODE_DEFAULTS = _node_defaults()
+_INLINE_NODE = _NODE_DEFAULTS in ({"buffer": None, "host": None},
+                                  {"buffer": None, "host": None, "computed": False})
+_NODE_COMPUTED = "computed" in _NODE_DEFAULTS
+
+
 def _fast_method(prim, attrs, kinds, general, swap):
     """The operator's method: the node for x OP other (other OP x when swap) built at once when
     the operands already agree, else `general(x, other, swap)`. No Python call on the hot path
-    beside the node's constructor: the checks are inline, and so are `_graph.bind_pair`'s body
-    and the new handle's registration, `Array._wrap`'s (both kept in step with theirs: each
-    call less is ~8-20% of an op's recording; `y = y + 1.0` 1.38 -> 1.10 us for the second)."""
+    at all: the checks are inline, and so are `_graph.bind_pair`'s body, the node's construction
+    (`_node_defaults`) and the new handle's registration, `Array._wrap`'s (all kept in step with
+    theirs: each call less is ~7-20% of an op's recording; `y = y + 1.0` 1.38 -> 1.10 us for the
+    last)."""
     out_bool = prim is ops.COMPARE
     new = object.__new__
+    inline_node, node_computed = _INLINE_NODE, _NODE_COMPUTED
 
     def method(self, other, /):
         n1 = self._node
@@ -102,7 +121,18 @@ def _fast_method(prim, attrs, kinds, general, swap):
                 comp = c
             elif c is not comp:
                 comp = _merge(comp, c)
-        node = _Node(prim, (n2, n1) if swap else (n1, n2), attrs, shape, dt.bool if out_bool else d)
+        if inline_node:  # (`Node(prim, args, attrs, shape, dtype)`: see _node_defaults)
+            node = new(_Node)
+            node.op = prim
+            node.args = (n2, n1) if swap else (n1, n2)
+            node.attrs = attrs
+            node.shape = shape
+            node.dtype = dt.bool if out_bool else d
+            node.buffer = node.host = None
+            if node_computed:
+                node.computed = False
+        else:
+            node = _Node(prim, (n2, n1) if swap else (n1, n2), attrs, shape, dt.bool if out_bool else d)
         if comp is None:
             comp = _pending.new_component()
         node.comp = comp

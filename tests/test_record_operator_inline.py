@@ -107,3 +107,18 @@ def test_fast_operator_errors_unchanged():
         x + xp.asarray(np.arange(4.0))  # shapes that do not broadcast: the general path's error
     with pytest.raises(TypeError):
         x + "a"
+
+
+def test_inline_node_holds_every_field_the_constructor_sets():
+    from lazyarray import _array_methods
+    from lazyarray._graph import Node
+    x = xp.asarray(np.arange(3.0)) * 2.0
+    fast, general = x + 1.5, xp.add(x, 1.5)
+    for name in Node.__slots__:
+        if name in ("__weakref__", "serial", "comp"):
+            continue
+        assert getattr(fast._node, name) == getattr(general._node, name), name
+    assert fast._node.serial == general._node.serial - 1
+    # the inline construction is taken only while Node's other fields are the known defaults
+    assert _array_methods._INLINE_NODE == (_array_methods._node_defaults() in (
+        {"buffer": None, "host": None}, {"buffer": None, "host": None, "computed": False}))
