@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core import OpDef
+from .core import OpDef, memo
 from .elementwise import AND, IMAG, OR, REAL, SUBTRACT, compare, emit_compare, float_bits, select
 from .shape import constant
 
@@ -27,10 +27,18 @@ def order_key(node, nan="high"):
     ity = bits.dtype
     zero = constant(0, ity)
     key = select(compare(bits, zero, "LT"), SUBTRACT(zero, magnitude), magnitude)
-    inf_bits = np.asarray(np.inf, node.dtype.np).view(ity.np).item()
+    inf_bits, nan_key = memo(_key_bounds, (node.dtype, ity, nan), _bounds)
+    return select(compare(magnitude, constant(inf_bits, ity), "GT"), constant(nan_key, ity), key)
+
+
+# (float dtype, its integer dtype, nan) -> (the bits of +inf, a NaN's key) as Python ints: numpy's
+# view and iinfo cost ~3 us at each argmin/argmax/sort of floats (`core.memo`)
+_key_bounds = {}
+
+
+def _bounds(dtype, ity, nan):
     info = np.iinfo(ity.np)
-    return select(compare(magnitude, constant(inf_bits, ity), "GT"),
-                  constant(info.max if nan == "high" else info.min, ity), key)
+    return (np.asarray(np.inf, dtype.np).view(ity.np).item(), info.max if nan == "high" else info.min)
 
 
 def _keys(key):
