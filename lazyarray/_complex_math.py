@@ -30,6 +30,8 @@ import numpy as np
 from . import _dtypes as dt
 from . import _ops as ops
 from ._graph import Node
+from ._ops.core import node_value
+from ._ops.elementwise import Elementwise
 from ._ops.real_math import norm_minus_one
 
 
@@ -126,12 +128,23 @@ def once(build, *args):
     return entry[0]
 
 
-def _shares_numbers(fn):
+def _shares_numbers(fn, name):
     """`fn` with one constant node per number, and one node per subexpression (`once`), for
-    the whole call (nested calls join the outermost one's table)."""
+    the whole call (nested calls join the outermost one's table). A top-level call on an array
+    of at most `FORMULA_NODE_MAX_ELEMENTS` elements records ONE node (`_formula_node`) that
+    names the function `name` (unique: the names are part of structural keys)."""
+    if name in _FORMULAS:
+        raise AssertionError(f"complex formula {name!r} defined twice")
+    _FORMULAS[name] = fn
+
     def call(*args):
         if getattr(_per_call, "nodes", None) is not None:
             return fn(*args)
+        z = args[0]
+        if type(z) is Node and _elements(z.shape) <= FORMULA_NODE_MAX_ELEMENTS:
+            node = _formula_node(name, z, args[1:])
+            if node is not None:
+                return node
         _per_call.nodes = {}
         try:
             return fn(*args)
@@ -139,6 +152,154 @@ def _shares_numbers(fn):
             _per_call.nodes = None
     call.__name__, call.__doc__, call.__wrapped__ = fn.__name__, fn.__doc__, fn
     return call
+
+
+# ---------------------------------------------------------------- one node per formula
+
+# A complex formula is tens to hundreds of nodes (sqrt ~40, log1p ~90): SciPy's filter design and
+# complex logsumexp record, key, walk and interpret each of them at every call, where numpy makes
+# one pass. On small arrays a public function above therefore records ONE node of the primitive
+# `complex.formula`, whose attributes name the function: its formula is recorded once per
+# (function, extra arguments, dtype) on a 0-D placeholder leaf (`_Template`), the interpreter
+# evaluates that template's nodes with their own rules, and the lowering emits their own
+# StableHLO, so both tiers compute what the nodes recorded one by one computed, bit for bit.
+# Larger arrays keep the recorded nodes: the tier policy weighs a graph's numpy work by its
+# nodes' elements, and 4096 elements times a formula's few hundred nodes stays under its
+# one-op limit (INTERPRET_MAX_WORK, 2^22), so no tier decision changes.
+FORMULA_NODE_MAX_ELEMENTS = 4096
+_FORMULAS = {}   # function name -> the formula (the undecorated public function)
+_templates = {}  # (name, extra arguments, operand dtype) -> _Template, or None (not eligible)
+_COMPILE_PER_NODE = 0.001  # seconds: _tier_policy.COMPILE_PER_NODE (a layer above: not imported)
+
+
+def _elements(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+class _Template:
+    """A formula recorded on one 0-D placeholder leaf: its computed nodes in dependency order,
+    each with its operands' positions (-1: the placeholder), and per result shape the same
+    nodes re-made at that shape (`at`: what the lowering emits and the interpreter evaluates;
+    constants stay 0-D, as recorded), with the constants' values kept."""
+
+    __slots__ = ("attrs", "order", "positions", "interpretable", "extra_seconds", "_at")
+
+    def __init__(self, attrs, order, positions):
+        self.attrs, self.order, self.positions = attrs, order, positions
+        self.interpretable = all(n.op.interpretable(n) for n in order)
+        extra = _COMPILE_PER_NODE * (len(order) - 1)
+        for n in order:
+            more = n.op.compile_extra
+            if more is not None:
+                extra += more(n)
+        self.extra_seconds = extra
+        self._at = {}
+
+    def at(self, shape):
+        """[(node at `shape`, operand positions, kept value or None)] (bounded memo)."""
+        steps = self._at.get(shape)
+        if steps is None:
+            if len(self._at) >= 64:
+                self._at.clear()
+            made, steps = [], []
+            for n, pos in zip(self.order, self.positions):
+                args = tuple([None if p < 0 else made[p] for p in pos])
+                grown = any(p < 0 or made[p].shape for p in pos)  # an elementwise rule's shape
+                m = Node(n.op, args, n.attrs, shape if grown else (), n.dtype)
+                made.append(m)
+                kept = None
+                if not pos and m.op.evaluate is not None:  # a constant: its value, read-only
+                    kept = node_value(m.op.evaluate(m), m)
+                    kept.flags.writeable = False
+                steps.append((m, pos, kept))
+            self._at[shape] = steps
+        return steps
+
+
+def _template(name, extra, dtype):
+    key = (name, extra, dtype)
+    if key in _templates:
+        return _templates[key]
+    leaf = Node(None, (), (), (), dtype)
+    _per_call.nodes = {}
+    try:
+        out = _FORMULAS[name](leaf, *extra)
+    finally:
+        _per_call.nodes = None
+    t = _templates[key] = _walk(name, extra, leaf, out)
+    return t
+
+
+def _walk(name, extra, leaf, out):
+    """The `_Template` of `out` over `leaf`, or None when the formula is not one of 0-D
+    elementwise nodes over that leaf alone (another leaf, a shaped node)."""
+    if type(out) is not Node or out is leaf:
+        return None
+    index, order, positions = {}, [], []
+    stack = [(out, False)]
+    while stack:
+        n, ready = stack.pop()
+        if id(n) in index:
+            continue
+        if n.op is None or n.shape != ():
+            return None
+        if not ready:
+            stack.append((n, True))
+            stack.extend((a, False) for a in n.args if a is not leaf and id(a) not in index)
+            continue
+        index[id(n)] = len(order)
+        order.append(n)
+        positions.append(tuple([-1 if a is leaf else index[id(a)] for a in n.args]))
+    return _Template(FORMULA.Attrs(name, extra, out.dtype), order, positions)
+
+
+def _formula_node(name, z, extra):
+    """One `complex.formula` node for `name(z, *extra)`, or None when the formula has no template."""
+    try:
+        key = (name, extra, z.dtype)
+        t = _templates[key] if key in _templates else _template(name, extra, z.dtype)
+    except TypeError:  # an unhashable extra argument
+        return None
+    if t is None:
+        return None
+    return FORMULA.bind((z,), t.attrs)
+
+
+def _template_of(node):
+    return _templates[(node.attrs.fn, node.attrs.extra, node.args[0].dtype)]
+
+
+def _formula_evaluate(node, z):
+    t = _template_of(node)
+    vals = []
+    for m, pos, kept in t.at(node.shape):
+        if kept is not None:
+            vals.append(kept)
+            continue
+        if pos:
+            v = m.op.evaluate(m, *[z if p < 0 else vals[p] for p in pos])
+        else:
+            v = m.op.evaluate(m)
+        if type(v) is not np.ndarray or v.dtype is not m.dtype.np or v.shape != m.shape:
+            v = node_value(v, m)
+        vals.append(v)
+    return vals[-1]
+
+
+def _formula_lower(e, node, z):
+    vals = []
+    for m, pos, _ in _template_of(node).at(node.shape):
+        vals.append(m.op.lower(e, m, *[z if p < 0 else vals[p] for p in pos]))
+    return vals[-1]
+
+
+FORMULA = Elementwise("complex.formula", None, out=lambda d, attrs: attrs.dtype,
+                          attrs=("fn", "extra", "dtype"), lower=_formula_lower, evaluate=_formula_evaluate,
+                          covers=lambda node: _template_of(node).interpretable)
+FORMULA.compile_extra = lambda node: _template_of(node).extra_seconds
 
 
 def f(op, *xs):
@@ -585,9 +746,11 @@ def abs_(z):
 
 
 exp, expm1, cosh, sinh, tanh, cos, sin, tan, log, log1p, log_base, sqrt = map(
-    _shares_numbers, (exp, expm1, cosh, sinh, tanh, cos, sin, tan, log, log1p, log_base, sqrt))
+    _shares_numbers, (exp, expm1, cosh, sinh, tanh, cos, sin, tan, log, log1p, log_base, sqrt),
+    ("exp", "expm1", "cosh", "sinh", "tanh", "cos", "sin", "tan", "log", "log1p", "log_base", "sqrt"))
 acos, acosh, asinh, atanh, asin, atan, abs_ = map(
-    _shares_numbers, (acos, acosh, asinh, atanh, asin, atan, abs_))
+    _shares_numbers, (acos, acosh, asinh, atanh, asin, atan, abs_),
+    ("acos", "acosh", "asinh", "atanh", "asin", "atan", "abs"))
 
 
 # ---------------------------------------------------------------- power by a recorded number
