@@ -32,8 +32,9 @@ subnormal intermediates, and then a result as large as 1e-35 (float32) differs. 
 the same two flags around its LAPACK calls where it knows how (x86-64 Linux: MXCSR through
 glibc's fegetenv/fesetenv); elsewhere such results can differ, as subnormals do between the tiers.
 
-Each function here takes ONE matrix (2-D numpy array) and returns the kernel's outputs in the
-order `_ops.linalg.KERNEL_OUTPUTS` names them; `decompose` loops over the batch axes.
+Each function here takes ONE matrix (2-D numpy array, column-major; `overwrite=True` when it is
+a private copy the routine may work in) and returns the kernel's outputs in the order
+`_ops.linalg.KERNEL_OUTPUTS` names them; `decompose` loops over the batch axes.
 SciPy's LAPACK module is loaded at the first decomposition evaluated, not before.
 """
 from __future__ import annotations
@@ -83,10 +84,10 @@ def _nan(*arrays):
         a[...] = complex(np.nan, np.nan) if a.dtype.kind == "c" else np.nan
 
 
-def _lu(a):
+def _lu(a, *, overwrite=False):
     m, n = a.shape
     getrf = _lapack("getrf", a.dtype)
-    lu, piv, info = getrf(a)
+    lu, piv, info = getrf(a, overwrite_a=int(overwrite))
     if info < 0:  # jax's lowering: NaN factors where getrf rejected its input
         _nan(lu)
     piv = piv.astype(np.int32)[:min(m, n)]
@@ -96,9 +97,9 @@ def _lu(a):
     return lu, piv, perm
 
 
-def _cholesky(a):
+def _cholesky(a, *, overwrite=False):
     potrf = _lapack("potrf", a.dtype)
-    c, info = potrf(a, lower=1, clean=1)
+    c, info = potrf(a, lower=1, clean=1, overwrite_a=int(overwrite))
     if info != 0:
         _nan(c)
     return (np.tril(c),)
@@ -112,12 +113,12 @@ def _workspace(query, *args, **kw):
     return int(np.real(work).item() if np.ndim(work) else np.real(work))
 
 
-def _qr(a, full):
+def _qr(a, full, *, overwrite=False):
     m, n = a.shape
     k = min(m, n)
     geqrf = _lapack("geqrf", a.dtype)
     lwork = _workspace(_lapack("geqrf_lwork", a.dtype), m, n)
-    qr, tau, _, info = geqrf(a, lwork=lwork)  # jax's lowering ignores geqrf's and orgqr's info
+    qr, tau, _, info = geqrf(a, lwork=lwork, overwrite_a=int(overwrite))  # jax's lowering ignores geqrf's and orgqr's info
     r = np.triu(qr if full or m <= n else qr[:k])
     if full and m > n:
         v = np.zeros((m, m), a.dtype, order="F")
@@ -132,20 +133,21 @@ def _qr(a, full):
     return q, r
 
 
-def _eigh(a):
+def _eigh(a, *, overwrite=False):
     n = a.shape[0]
     if a.dtype.kind == "c":
         w, v, info = _lapack("heevd", a.dtype)(a, compute_v=1, lower=1, lwork=2 * n + n * n,
-                                                lrwork=1 + 5 * n + 2 * n * n, liwork=3 + 5 * n)
+                                                lrwork=1 + 5 * n + 2 * n * n, liwork=3 + 5 * n,
+                                                overwrite_a=int(overwrite))
     else:
         w, v, info = _lapack("syevd", a.dtype)(a, compute_v=1, lower=1, lwork=1 + 6 * n + 2 * n * n,
-                                                liwork=3 + 5 * n)
+                                                liwork=3 + 5 * n, overwrite_a=int(overwrite))
     if info != 0:
         _nan(v, w)
     return v, w
 
 
-def _eig(a):
+def _eig(a, *, overwrite=False):
     n = a.shape[0]
     complex_dtype = np.result_type(a.dtype, np.complex64)
     if not np.isfinite(a).all():  # jaxlib does not call LAPACK: info -4, all NaN
@@ -154,9 +156,11 @@ def _eig(a):
         return w, v
     lwork = _workspace(_lapack("geev_lwork", a.dtype), n, compute_vl=0, compute_vr=1)
     if a.dtype.kind == "c":
-        w, _, v, info = _lapack("geev", a.dtype)(a, compute_vl=0, compute_vr=1, lwork=lwork)
+        w, _, v, info = _lapack("geev", a.dtype)(a, compute_vl=0, compute_vr=1, lwork=lwork,
+                                                  overwrite_a=int(overwrite))
     else:
-        wr, wi, _, packed, info = _lapack("geev", a.dtype)(a, compute_vl=0, compute_vr=1, lwork=lwork)
+        wr, wi, _, packed, info = _lapack("geev", a.dtype)(a, compute_vl=0, compute_vr=1, lwork=lwork,
+                                                           overwrite_a=int(overwrite))
         w = np.empty(n, complex_dtype)
         w.real, w.imag = wr, wi
         v = np.zeros((n, n), complex_dtype)
@@ -176,19 +180,21 @@ def _eig(a):
     return w, v
 
 
-def _svd(a, full):
+def _svd(a, full, *, overwrite=False):
     m, n = a.shape
     lwork = _workspace(_lapack("gesdd_lwork", a.dtype), m, n, compute_uv=1, full_matrices=int(full))
-    u, s, vt, info = _lapack("gesdd", a.dtype)(a, compute_uv=1, full_matrices=int(full), lwork=lwork)
+    u, s, vt, info = _lapack("gesdd", a.dtype)(a, compute_uv=1, full_matrices=int(full), lwork=lwork,
+                                               overwrite_a=int(overwrite))
     if info != 0:
         _nan(u, s, vt)
     return u, s, vt
 
 
-def _svdvals(a):
+def _svdvals(a, *, overwrite=False):
     m, n = a.shape
     lwork = _workspace(_lapack("gesdd_lwork", a.dtype), m, n, compute_uv=0, full_matrices=0)
-    _, s, _, info = _lapack("gesdd", a.dtype)(a, compute_uv=0, full_matrices=0, lwork=lwork)
+    _, s, _, info = _lapack("gesdd", a.dtype)(a, compute_uv=0, full_matrices=0, lwork=lwork,
+                                              overwrite_a=int(overwrite))
     if info != 0:
         _nan(s)
     return (s,)
@@ -201,8 +207,9 @@ def triangular_solve(a, b, lower, unit_diagonal):
     out = np.empty(b.shape, b.dtype)
     with _blas_threads.lapack_call(_blas_threads.solve_work(a.shape, b.shape, b.dtype)), _flush_denormals():
         for index in np.ndindex(*b.shape[:-2]):
+            # (b's column-major copy is private: trsm solves in it instead of copying it again)
             out[index] = trsm(1.0, np.asfortranarray(a[index]), np.array(b[index], order="F"),
-                              side=0, lower=int(lower), trans_a=0, diag=int(unit_diagonal))
+                              side=0, lower=int(lower), trans_a=0, diag=int(unit_diagonal), overwrite_b=1)
     return out
 
 
@@ -251,23 +258,29 @@ def decompose(name, params, x, specs):
     (shape, numpy dtype) pairs in `specs` (in any memory layout: a single matrix's outputs are
     SciPy's own, Fortran-ordered where LAPACK wrote them so).
 
-    A matrix is handed to SciPy's wrapper as it is when it is Fortran-contiguous (the operand
-    node's evaluation makes it so: `_ops.linalg.lapack_host_layout`), else copied to that layout
-    first: jaxlib's custom call has it column-major too. The wrappers never write their input
-    (every call here leaves `overwrite_a` off: they copy it, a plain memcpy of a Fortran array)."""
+    Each matrix is copied once, to LAPACK's column-major layout (jaxlib's custom call has it so
+    too), and the routine works in that private copy (`overwrite_a`): the wrappers would copy it
+    again otherwise. A matrix already Fortran-contiguous is handed over as it is, with
+    `overwrite_a` off, so SciPy's wrapper makes the one copy. x itself is never written.
+    (The same routine on the same column-major values: the same bits either way.)"""
     fn = KERNELS[name]
     with _blas_threads.lapack_call(_blas_threads.decomposition_work(x.shape, x.dtype)), _flush_denormals():
         if x.ndim == 2:  # one matrix: its outputs as the kernel returns them
-            values = fn(_fortran(x), *params)
+            a, private = _fortran(x)
+            values = fn(a, *params, overwrite=private)
             return [value if value.dtype == npdt and value.shape == tuple(shape) else
                     np.asarray(value, npdt).reshape(shape) for value, (shape, npdt) in zip(values, specs)]
         outs = [np.empty(shape, npdt) for shape, npdt in specs]
         for index in np.ndindex(*x.shape[:-2]):
-            for out, value in zip(outs, fn(_fortran(x[index]), *params)):
+            a, private = _fortran(x[index])
+            for out, value in zip(outs, fn(a, *params, overwrite=private)):
                 out[index] = value
     return outs
 
 
 def _fortran(a):
-    """The matrix a in LAPACK's column-major layout: itself when it is already."""
-    return a if a.flags.f_contiguous else np.array(a, order="F", copy=True)
+    """(the matrix a in LAPACK's column-major layout, whether that is a private copy the routine
+    may overwrite): a itself when it is column-major already (not private: the caller's)."""
+    if a.flags.f_contiguous:
+        return a, False
+    return np.array(a, order="F", copy=True), True
