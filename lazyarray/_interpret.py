@@ -21,13 +21,16 @@ not (the LAPACK calls run with XLA's flush-to-zero flags, on x86-64 Linux).
 """
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
+from ._blas_threads import _KERNEL_OPS
 from ._graph import Plan
-from ._ops.core import node_value
+from ._ops.core import host_step, node_value
 from ._ops.shape import CONSTANT, IOTA
 
-__all__ = ["supports", "interpret", "schedule"]
+__all__ = ["supports", "interpret", "schedule", "HostProgram"]
 
 
 try:  # numpy 2 keeps its error state in a context variable: setting it costs ~0.2 us, np.errstate ~2 us
@@ -98,11 +101,13 @@ FIXED_OPS = frozenset({CONSTANT, IOTA})
 FIXED_MAX_BYTES = 1 << 16
 
 
-def interpret(order, leaves, outputs, plan=None):
+def interpret(order, leaves, outputs, plan=None, clock=False):
     """Evaluate the graph; one numpy array per output, of exactly its node's shape and dtype.
     `plan` (the `_graph.Plan` that walked it, when the caller has one) lends its signature: every
     node's position and its operands' positions, so no node is looked up by id here, and its
-    `steps` when the caller set them (this graph's `schedule`, kept from an earlier run), with a
+    `steps` when the caller set them: this graph's `HostProgram` (kept from its first run by
+    `_tier_policy.serve`: the run is that program's, `clock` its LAPACK timing), or its
+    `schedule`, with a
     third part when the caller keeps one (`_tier_policy.serve`): a dict, position -> the value
     of a `FIXED_OPS` node, read-only, filled at the first run and read at the next (an
     evaluation that wrote into its operand would raise, never change a kept value; an output
@@ -111,6 +116,8 @@ def interpret(order, leaves, outputs, plan=None):
         plan = Plan(outputs)  # (the same walk: its order holds exactly the nodes of `order`)
         order, leaves = plan.order, plan.leaves
     sig, steps = plan.sig, plan.steps
+    if type(steps) is HostProgram:
+        return steps.run(leaves, outputs, clock)
     if steps is None:
         (out_pos, frees), fixed = schedule(plan, outputs), None
     else:
@@ -155,13 +162,7 @@ def interpret(order, leaves, outputs, plan=None):
                     vals[a] = None
     finally:
         numpy_errors_loud(quiet)
-    out = []
-    for o, p in zip(outputs, out_pos):
-        v = vals[p]
-        if not (v.flags.owndata and v.flags.writeable and v.flags.c_contiguous):
-            v = np.array(v, dtype=o.dtype.np, order="C", copy=True)
-        out.append(v)
-    return out
+    return _outputs(vals, out_pos, outputs)
 
 
 def leaf_value(leaf):
@@ -180,3 +181,113 @@ def leaf_value(leaf):
     if v.shape != leaf.shape:
         v = v.reshape(leaf.shape)
     return v
+
+
+# ---------------------------------------------------------------- a graph interpreted again
+
+
+class Stub:
+    """A node's structure without its graph: op, attributes, shape, dtype and operands (stubs
+    too; a leaf's has op None). What host evaluations read, and all that a `HostProgram` keeps:
+    the first run's nodes would hold their operands' values (and the user's arrays) alive."""
+    __slots__ = ("op", "args", "attrs", "shape", "dtype")
+
+    def __init__(self, op, args, attrs, shape, dtype):
+        self.op, self.args, self.attrs, self.shape, self.dtype = op, args, attrs, shape, dtype
+
+    def __repr__(self):
+        return f"{self.op.name if self.op is not None else 'leaf'}{list(self.shape)} {self.dtype.name}"
+
+
+class HostProgram:
+    """One graph's interpretation, for every run of its structure after the first: a flat list
+    of steps, each one function of operand arrays (`_ops.core.host_step`: numpy's ufunc itself
+    where the evaluation is one, decisions that depend on the structure taken once), its
+    constants' and iotas' values computed once (read-only, `FIXED_OPS`), and its schedule
+    (`schedule`). A run takes no decision a structure fixes: it reads the leaves, calls the
+    steps, and checks each value's type, dtype and shape (two compares; a value that is not
+    exactly its node's is converted by `node_value`, as the first run did).
+
+    Host LAPACK calls (`_blas_threads._KERNEL_OPS`: decompositions, triangular solves) are timed
+    apart when the caller asks (`run(..., clock=True)`): the compiled program calls the same
+    routines, so their time is not what compiling would save (`_tier_policy.serve`)."""
+    __slots__ = ("template", "leaf_pos", "steps", "out_pos", "clocked", "lapack_seconds")
+
+    def __init__(self, plan, outputs, frees=True):
+        out_pos, free_at = schedule(plan, outputs, frees)
+        sig = plan.sig
+        stubs = [None] * len(sig)
+        template = [None] * len(sig)
+        leaf_pos, steps = [], []
+        clocked = False
+        for p, entry in enumerate(sig):
+            if len(entry) != 5:
+                stubs[p] = Stub(None, (), (), entry[0], entry[1])
+                leaf_pos.append(p)
+                continue
+            op, attrs, shape, dtype, operands = entry
+            stub = stubs[p] = Stub(op, tuple([stubs[a] for a in operands]), attrs, shape, dtype)
+            if not operands and op in FIXED_OPS:
+                v = node_value(op.evaluate(stub), stub)
+                if v.nbytes <= FIXED_MAX_BYTES:
+                    v.flags.writeable = False
+                    template[p] = v
+                    continue
+            fn = host_step(stub)
+            kernel = op.name in _KERNEL_OPS
+            clocked |= kernel
+            steps.append((p, fn, operands, dtype.np, shape, stub, free_at[p] if free_at is not None else (), kernel))
+        self.template, self.leaf_pos, self.steps, self.out_pos = template, tuple(leaf_pos), steps, out_pos
+        self.clocked = clocked  # (has a LAPACK step)
+        self.lapack_seconds = 0.0  # CPU seconds of the LAPACK steps of the last run with clock=True
+
+    def run(self, leaves, outputs, clock=False):
+        """The outputs' values (as `interpret`'s) from the leaves' (in `Plan.leaves` order, the
+        one this program was built from). `clock`: also time the LAPACK steps, on this thread's
+        CPU clock, into `lapack_seconds`."""
+        vals = self.template.copy()
+        ndarray = np.ndarray
+        for p, leaf in zip(self.leaf_pos, leaves):
+            v = leaf.host  # (leaf_value's common case, inline)
+            if type(v) is not ndarray or v.dtype is not leaf.dtype.np or v.shape != leaf.shape:
+                v = leaf_value(leaf)
+            vals[p] = v
+        clock = clock and self.clocked
+        lapack = 0.0
+        quiet = numpy_errors_quiet()
+        try:
+            for p, fn, args, npdt, shape, stub, frees, kernel in self.steps:
+                if clock and kernel:
+                    c0 = time.thread_time()
+                n = len(args)
+                if n == 2:
+                    v = fn(vals[args[0]], vals[args[1]])
+                elif n == 1:
+                    v = fn(vals[args[0]])
+                else:
+                    v = fn(*[vals[a] for a in args])
+                if type(v) is not ndarray or v.dtype is not npdt or v.shape != shape:
+                    v = node_value(v, stub)
+                vals[p] = v
+                if frees:
+                    for a in frees:
+                        vals[a] = None
+                if clock and kernel:
+                    lapack += time.thread_time() - c0
+        finally:
+            numpy_errors_loud(quiet)
+        if clock:
+            self.lapack_seconds = lapack
+        return _outputs(vals, self.out_pos, outputs)
+
+
+def _outputs(vals, out_pos, outputs):
+    """The outputs' values, each its own writeable C-ordered memory (a kept constant, a view of
+    an operand or of a leaf's value is copied)."""
+    out = []
+    for o, p in zip(outputs, out_pos):
+        v = vals[p]
+        if not (v.flags.owndata and v.flags.writeable and v.flags.c_contiguous):
+            v = np.array(v, dtype=o.dtype.np, order="C", copy=True)
+        out.append(v)
+    return out

@@ -34,6 +34,13 @@ compile at its second run (session 8 saw a float32 first pass compile a 2-op gra
 few runs are timed (`Sighting.timed`): the `interpret_first`-th, when the first decision is made,
 then each run whose count doubles the last timed one's; every run counts as the mean of the timed
 ones. A graph seen once is never timed, a graph run n times is timed about log2(n) times.
+
+What a timed run counts is what compiling would save: its host LAPACK calls (decompositions,
+triangular solves: `_interpret.HostProgram` times them apart) are left out, because the compiled
+program calls the same LAPACK routines on the same shapes (`_ops.lapack_host`: the same bits) and
+would spend that time too. A graph whose interpreting is mostly LAPACK thus compiles only when the
+rest of its work pays for the compile (counted in, a 5000x50 SVD's ~20 ms a run would reach a
+~0.1 s compile estimate within a few runs, for a program no faster).
 """
 from __future__ import annotations
 
@@ -74,8 +81,8 @@ class Sighting:
         self.timed_seconds = 0.0  # their CPU seconds, summed
         self.next_timed = max(1, _config.interpret_first)  # the run count the next timed run has
         self.pinned = pinned  # never compiled: its values stay the interpreter's (keeps_host_values)
-        self.steps = None    # the interpreter's schedule of this graph (`_interpret.schedule`), and
-        #                      its constants' and iotas' values kept from its first run (`_interpret.interpret`)
+        self.steps = None    # the interpreter's program for this graph (`_interpret.HostProgram`), built
+        #                      at its first run: every later run is a flat list of numpy calls
         self.estimate = None  # its compile's seconds (`compile_estimate`), once it may decide
         self.learnt = None   # seconds per run the last run of this command measured (`learnt_seconds`)
 
@@ -238,10 +245,10 @@ def serve(skey, plan, outputs, device, site, plain_key=None):
         if not on_host:  # (the copies count in what interpreting this graph costs)
             fetch_inputs(plan.leaves)
         steps = entry.steps
-        if steps is None:  # (a small graph seen once keeps every value: no last-use walk)
-            steps = entry.steps = _interpret.schedule(plan, outputs, work is None or work > _interpret.KEEP_ALL_WORK) + ({},)
+        if steps is None:  # (a small graph keeps every value: no last-use walk)
+            steps = entry.steps = _interpret.HostProgram(plan, outputs, work is None or work > _interpret.KEEP_ALL_WORK)
         plan.steps = steps
-        values = _interpret.interpret(plan.order, plan.leaves, outputs, plan)
+        values = _interpret.interpret(plan.order, plan.leaves, outputs, plan, timed)
     except Exception as exc:  # an interpreter bug must not fail the user's program: compile it
         note_interpreter_error(site, exc)
         del sightings[tkey]
@@ -253,7 +260,10 @@ def serve(skey, plan, outputs, device, site, plain_key=None):
     metrics.interpreted += 1
     runs = entry.runs = entry.runs + 1
     if timed:
-        entry.timed_seconds += time.thread_time() - c0
+        spent = time.thread_time() - c0
+        if steps.clocked:  # its LAPACK calls: the compiled program makes the same ones (docstring)
+            spent = max(0.0, spent - steps.lapack_seconds)
+        entry.timed_seconds += spent
         entry.timed += 1
         entry.next_timed = 2 * runs
         entry.seconds = runs * (entry.timed_seconds / entry.timed)

@@ -11,6 +11,11 @@ A primitive is everything the two execution tiers need to know about one op, sid
   no evaluation covers is compiled instead.
 - `attrs`: the names of its static attributes, when it has any: `node.attrs` is then a named
   tuple (`node.attrs.axis`), hashable and part of the graph's structural key.
+- a host evaluation may carry `prepare(node) -> function of the operand arrays` (attached by
+  `prepared`): the same values as `evaluate(node, *arrays)` with every decision that depends on
+  the node's structure alone (its attributes, shape and dtypes) taken once. A graph the
+  interpreter serves again runs one such function per node (`host_step`, `_interpret.HostProgram`),
+  e.g. numpy's ufunc itself for an op whose evaluation is that ufunc.
 - `compile_extra(node) -> seconds`, when given: what XLA's CPU compile of this node costs beyond
   an ordinary node's (`_tier_policy.compile_estimate`): scans and float max/min reductions take
   0.1-0.15 s alone where an add takes ~1 ms beyond the fixed ~25 ms.
@@ -23,6 +28,7 @@ package.
 from __future__ import annotations
 
 import collections
+import functools
 
 import numpy as np
 
@@ -87,6 +93,32 @@ class OpDef:
 
     def __repr__(self):
         return f"OpDef({self.name})"
+
+
+def prepared(prepare):
+    """Decorator of a host evaluation: `prepare(node)` gives the function of the operand arrays
+    that computes `evaluate(node, *arrays)` for every node of that node's structure (attributes,
+    shape, dtypes: a graph interpreted again has equal ones), or None where it has no faster form
+    than the evaluation itself. It is attached to the evaluation, not to the OpDef, so an
+    evaluation replaced on the OpDef (a test's, a fix's) never runs beside a stale fast form."""
+    def attach(evaluate):
+        evaluate.prepare = prepare
+        return evaluate
+    return attach
+
+
+def host_step(node):
+    """The function of `node`'s operand arrays that evaluates it: its evaluation's prepared form
+    (`prepared`), else the evaluation bound to `node`. `node` may be a structural stand-in
+    (`_interpret.Stub`): evaluations read only op, attrs, shape, dtype and their operands' shapes
+    and dtypes."""
+    evaluate = node.op.evaluate
+    prepare = getattr(evaluate, "prepare", None)
+    if prepare is not None:
+        fn = prepare(node)
+        if fn is not None:
+            return fn
+    return functools.partial(evaluate, node)
 
 
 def same_shape(args):

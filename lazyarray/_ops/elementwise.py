@@ -15,11 +15,13 @@ give 0, maximum/minimum order -0.0 below +0.0, float -> int conversion saturates
 """
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from .. import _dtypes as dt
 from .._graph import bind_pair as _bind_pair
-from .core import OpDef, kinds, memo, same_shape, typed
+from .core import OpDef, kinds, memo, prepared, same_shape, typed
 from .shape import constant
 
 
@@ -79,8 +81,9 @@ class Elementwise(OpDef):
 
 
 def _numpy(fn):
-    """An evaluation that is numpy's function of the operand values."""
-    return lambda node, *xs: fn(*xs)
+    """An evaluation that is numpy's function of the operand values (prepared: that function
+    itself, so a graph interpreted again calls the ufunc with no frame of ours around it)."""
+    return prepared(lambda node: fn)(lambda node, *xs: fn(*xs))
 
 
 def _not_bool(node):
@@ -108,6 +111,7 @@ def _integer_operands(d, a, b):
     return a, b, np.where(bad, typed(1, d.np), b)
 
 
+@prepared(lambda node: np.divide if node.dtype.kind in "fc" else None)
 def _divide(node, a, b):
     """Integers: truncating division; x / 0 is -1 (all ones for unsigned), INT_MIN / -1 wraps."""
     d = node.dtype
@@ -198,6 +202,7 @@ POWER = Elementwise("power", "stablehlo.power", evaluate=_power_any, covers=kind
 
 
 def _maxmin(fn, take_neg):
+    @prepared(lambda node: None if node.dtype.kind == "f" else fn)  # (zero signs: floats only)
     def evaluate(node, a, b):
         r = fn(a, b)
         if node.dtype.kind == "f":
@@ -362,7 +367,8 @@ def emit_compare(e, a, b, direction, compare_type=None):
 COMPARE = Elementwise(
     "compare", "stablehlo.compare", out=_bool, attrs=("direction",),
     lower=lambda e, node, x, y: emit_compare(e, x, y, node.attrs.direction),
-    evaluate=lambda node, a, b: _COMPARE_FN[node.attrs.direction](a, b),
+    evaluate=prepared(lambda node: _COMPARE_FN[node.attrs.direction])(
+        lambda node, a, b: _COMPARE_FN[node.attrs.direction](a, b)),
     covers=lambda node: node.args[0].dtype.kind != "c" or node.attrs.direction in ("EQ", "NE"))
 
 
@@ -387,7 +393,7 @@ def emit_select(e, p, a, b):
 
 
 SELECT = OpDef("select", rule=_select_rule, lower=lambda e, node, p, a, b: emit_select(e, p, a, b),
-               evaluate=lambda node, p, a, b: np.where(p, a, b))
+               evaluate=prepared(lambda node: np.where)(lambda node, p, a, b: np.where(p, a, b)))
 
 
 def select(pred, on_true, on_false):
@@ -415,6 +421,16 @@ def _float_to_int(x, npdt):
     return np.where(small, typed(info.min, npdt), out)
 
 
+def _prepare_convert(node):
+    """`_convert`'s plain case, a cast (`x.astype`), as one C call; the others keep their rules."""
+    target, source = node.dtype.kind, node.args[0].dtype.kind
+    if target == "b" or (source == "c" and target != "c") or (source == "f" and target in "iu") \
+            or (source in "biu" and target == "c"):
+        return None
+    return operator.methodcaller("astype", node.dtype.np)
+
+
+@prepared(_prepare_convert)
 def _convert(node, x):
     target = node.dtype
     if target.kind == "b":
