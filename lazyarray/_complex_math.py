@@ -31,7 +31,7 @@ from . import _dtypes as dt
 from . import _ops as ops
 from ._graph import Node
 from ._ops.core import node_value
-from ._ops.elementwise import Elementwise
+from ._ops.elementwise import SELECT, Elementwise
 from ._ops.real_math import norm_minus_one
 
 
@@ -235,7 +235,8 @@ def _template(name, extra, dtype):
 
 def _walk(name, extra, leaf, out):
     """The `_Template` of `out` over `leaf`, or None when the formula is not one of 0-D
-    elementwise nodes over that leaf alone (another leaf, a shaped node)."""
+    elementwise nodes (and constants) over that leaf alone (another leaf, a shaped node, a
+    reshape or broadcast)."""
     if type(out) is not Node or out is leaf:
         return None
     index, order, positions = {}, [], []
@@ -244,8 +245,9 @@ def _walk(name, extra, leaf, out):
         n, ready = stack.pop()
         if id(n) in index:
             continue
-        if n.op is None or n.shape != ():
-            return None
+        if n.op is None or n.shape != () or not (
+                isinstance(n.op, Elementwise) or n.op is SELECT or (n.op is ops.CONSTANT and not n.args)):
+            return None  # (`_Template.at` re-makes elementwise nodes at a shape; nothing else)
         if not ready:
             stack.append((n, True))
             stack.extend((a, False) for a in n.args if a is not leaf and id(a) not in index)

@@ -90,3 +90,14 @@ def test_complex_graphs_of_scipy_calls_shrink():
     z = xp.asarray(np.array([0.3 + 0.4j, -1.5 + 0.2j]))
     assert len(toposort([(xp.log1p(z) + xp.log(z))._node])[0]) == 3
     assert len(toposort([xp.abs(xp.sqrt(z * z - 1.0))._node])[0]) <= 5
+
+
+def test_templates_hold_only_elementwise_nodes_over_their_leaf():
+    from lazyarray import _ops as ops
+    from lazyarray._graph import Node
+    leaf = Node(None, (), (), (), dt.complex128)
+    re = ops.REAL(leaf)
+    assert cm._walk("t", (), leaf, ops.ADD(re, re)) is not None
+    other = Node(None, (), (), (), dt.float64)
+    assert cm._walk("t", (), leaf, ops.ADD(re, other)) is None          # another leaf
+    assert cm._walk("t", (), leaf, ops.broadcast_to(re, (2,))) is None  # a shaped node
