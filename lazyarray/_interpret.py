@@ -105,9 +105,9 @@ def interpret(order, leaves, outputs, plan=None, clock=False):
     """Evaluate the graph; one numpy array per output, of exactly its node's shape and dtype.
     `plan` (the `_graph.Plan` that walked it, when the caller has one) lends its signature: every
     node's position and its operands' positions, so no node is looked up by id here, and its
-    `steps` when the caller set them: this graph's `HostProgram` (kept from its first run by
-    `_tier_policy.serve`: the run is that program's, `clock` its LAPACK timing), or its
-    `schedule`, with a
+    `steps` when the caller set them: this graph's `HostProgram` (kept with its sighting by
+    `_tier_policy.serve`: a run after its first is that program's, `clock` its LAPACK timing),
+    or its `schedule`, with a
     third part when the caller keeps one (`_tier_policy.serve`): a dict, position -> the value
     of a `FIXED_OPS` node, read-only, filled at the first run and read at the next (an
     evaluation that wrote into its operand would raise, never change a kept value; an output
@@ -117,7 +117,10 @@ def interpret(order, leaves, outputs, plan=None, clock=False):
         order, leaves = plan.order, plan.leaves
     sig, steps = plan.sig, plan.steps
     if type(steps) is HostProgram:
-        return steps.run(leaves, outputs, clock)
+        if steps.steps is not None or steps.runs or clock:
+            return steps.run(plan, outputs, clock)
+        steps.runs += 1  # its first run: node by node, below, keeping its fixed values
+        steps = (steps.out_pos, steps.frees, steps.fixed)
     if steps is None:
         (out_pos, frees), fixed = schedule(plan, outputs), None
     else:
@@ -200,22 +203,36 @@ class Stub:
 
 
 class HostProgram:
-    """One graph's interpretation, for every run of its structure after the first: a flat list
-    of steps, each one function of operand arrays (`_ops.core.host_step`: numpy's ufunc itself
-    where the evaluation is one, decisions that depend on the structure taken once), its
-    constants' and iotas' values computed once (read-only, `FIXED_OPS`), and its schedule
-    (`schedule`). A run takes no decision a structure fixes: it reads the leaves, calls the
-    steps, and checks each value's type, dtype and shape (two compares; a value that is not
-    exactly its node's is converted by `node_value`, as the first run did).
+    """One graph's interpretation, kept with its sighting (`_tier_policy.serve`) and built in two
+    steps. At the graph's first run, only its schedule (`schedule`): that run goes node by node
+    (`interpret`), keeping its constants' and iotas' values (`FIXED_OPS`), since most graphs are
+    seen once. At its second run, `build`: a flat list of steps, each one function of operand
+    arrays (`_ops.core.host_step`: numpy's ufunc itself where the evaluation is one, decisions
+    that depend on the structure taken once), which that run and every later one calls (`run`):
+    it reads the leaves, calls the steps, and checks each value's type, dtype and shape (two
+    compares; a value that is not exactly its node's is converted by `node_value`, as node by
+    node).
 
     Host LAPACK calls (`_blas_threads._KERNEL_OPS`: decompositions, triangular solves) are timed
-    apart when the caller asks (`run(..., clock=True)`): the compiled program calls the same
-    routines, so their time is not what compiling would save (`_tier_policy.serve`)."""
-    __slots__ = ("template", "leaf_pos", "steps", "out_pos", "clocked", "lapack_seconds")
+    apart when the caller asks (`clock`): the compiled program calls the same routines, so their
+    time is not what compiling would save (`_tier_policy.serve`). A run asked to clock them is
+    always a built program's."""
+    __slots__ = ("out_pos", "frees", "fixed", "runs", "template", "leaf_pos", "steps", "clocked",
+                 "lapack_seconds")
 
     def __init__(self, plan, outputs, frees=True):
-        out_pos, free_at = schedule(plan, outputs, frees)
-        sig = plan.sig
+        self.out_pos, self.frees = schedule(plan, outputs, frees)
+        self.fixed = {}   # position -> a FIXED_OPS value, kept read-only by the node-by-node run
+        self.runs = 0     # node-by-node runs (at most one)
+        self.steps = None  # (`build`)
+        self.template = self.leaf_pos = None
+        self.clocked = False  # whether a step is a LAPACK call
+        self.lapack_seconds = 0.0  # CPU seconds of the LAPACK steps of the last run that clocked them
+
+    def build(self, sig):
+        """The steps, from the graph's signature (`Plan.sig`): structural stubs stand for its
+        nodes, so the program keeps no value of the run it was built at."""
+        free_at, fixed = self.frees, self.fixed
         stubs = [None] * len(sig)
         template = [None] * len(sig)
         leaf_pos, steps = [], []
@@ -228,26 +245,32 @@ class HostProgram:
             op, attrs, shape, dtype, operands = entry
             stub = stubs[p] = Stub(op, tuple([stubs[a] for a in operands]), attrs, shape, dtype)
             if not operands and op in FIXED_OPS:
-                v = node_value(op.evaluate(stub), stub)
-                if v.nbytes <= FIXED_MAX_BYTES:
-                    v.flags.writeable = False
+                v = fixed.get(p)
+                if v is None:
+                    v = node_value(op.evaluate(stub), stub)
+                    if v.nbytes <= FIXED_MAX_BYTES:
+                        v.flags.writeable = False
+                    else:
+                        v = None
+                if v is not None:
                     template[p] = v
                     continue
-            fn = host_step(stub)
             kernel = op.name in _KERNEL_OPS
             clocked |= kernel
-            steps.append((p, fn, operands, dtype.np, shape, stub, free_at[p] if free_at is not None else (), kernel))
-        self.template, self.leaf_pos, self.steps, self.out_pos = template, tuple(leaf_pos), steps, out_pos
-        self.clocked = clocked  # (has a LAPACK step)
-        self.lapack_seconds = 0.0  # CPU seconds of the LAPACK steps of the last run with clock=True
+            steps.append((p, host_step(stub), operands, dtype.np, shape, stub,
+                          free_at[p] if free_at is not None else (), kernel))
+        self.template, self.leaf_pos, self.clocked = template, tuple(leaf_pos), clocked
+        self.steps, self.fixed = steps, None
 
-    def run(self, leaves, outputs, clock=False):
-        """The outputs' values (as `interpret`'s) from the leaves' (in `Plan.leaves` order, the
-        one this program was built from). `clock`: also time the LAPACK steps, on this thread's
-        CPU clock, into `lapack_seconds`."""
+    def run(self, plan, outputs, clock=False):
+        """The outputs' values (as `interpret`'s) from `plan.leaves`' (a walk of this program's
+        graph, or of one of equal structure); built first if it is not. `clock`: also time the
+        LAPACK steps, on this thread's CPU clock, into `lapack_seconds`."""
+        if self.steps is None:
+            self.build(plan.sig)
         vals = self.template.copy()
         ndarray = np.ndarray
-        for p, leaf in zip(self.leaf_pos, leaves):
+        for p, leaf in zip(self.leaf_pos, plan.leaves):
             v = leaf.host  # (leaf_value's common case, inline)
             if type(v) is not ndarray or v.dtype is not leaf.dtype.np or v.shape != leaf.shape:
                 v = leaf_value(leaf)

@@ -69,6 +69,8 @@ def test_a_repeated_graph_gives_numpys_values_every_run_from_one_program(interpr
             assert got.dtype == want.dtype and got.shape == want.shape
             np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
         programs += [s.steps for s in _engine.state.sightings.values()]
+        # the first run goes node by node (most graphs are seen once); the second builds the steps
+        assert (programs[-1].steps is None) == (run == 0)
     assert interpreted.interpreted == 5 and interpreted.compiles == 0
     assert len({id(p) for p in programs}) == 1 and type(programs[0]) is HostProgram
 
@@ -84,7 +86,7 @@ def test_the_program_gives_the_node_by_node_interpreters_bits(rng):
     for frees in (True, False):
         program = HostProgram(plan, outs, frees)
         for _ in range(2):  # (a second run reads the kept constants)
-            got = program.run(plan.leaves, outs)
+            got = program.run(plan, outs)
             for g, p in zip(got, plain):
                 assert g.dtype == p.dtype and g.shape == p.shape
                 assert g.tobytes() == p.tobytes()
@@ -201,6 +203,17 @@ def slow_ops(engine, monkeypatch):
         monkeypatch.setattr(op, "evaluate", lambda node, *xs, real=real: (_burn(0.008), real(node, *xs))[1])
     yield
     _engine.wait_for_compiles()
+
+
+def test_a_first_run_that_is_timed_clocks_its_lapack_calls(slow_ops, monkeypatch, rng):
+    """(LAZYARRAY_INTERPRET_FIRST=1 times the first run: the program is built for it.)"""
+    monkeypatch.setattr(xp.config, "interpret_first", 1)
+    a = _spd(rng)
+    np.testing.assert_allclose(np.asarray(xp.linalg.cholesky(xp.asarray(a)) + 0.0), np.linalg.cholesky(a),
+                               rtol=1e-12, atol=1e-12)
+    seen = _seen()
+    assert seen.runs == 1 and seen.timed == 1 and seen.steps.steps is not None
+    assert seen.steps.lapack_seconds >= 0.008 and seen.seconds < 0.008 and seen.future is None
 
 
 def _spd(rng, n=12):
