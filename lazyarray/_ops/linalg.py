@@ -28,6 +28,10 @@ import weakref
 import numpy as np
 
 from .. import _blas_threads, _dtypes as dt
+# (imported with the package, not at the first decomposition: it loads no SciPy itself, SciPy's
+# LAPACK module is loaded at its first call; importing it inside a consumer's first call cost
+# 3-10 ms there where Python compiles it from source, PYTHONDONTWRITEBYTECODE being set)
+from . import lapack_host
 from .core import OpDef
 from .elementwise import compare, convert
 from .shape import broadcast_in_dim, constant, iota
@@ -127,7 +131,6 @@ def _evaluate_kernel(node, x):
         weakref.finalize(x, _host_outputs.pop, id(x), None)
     outs = memo.get((name, params))
     if outs is None:
-        from . import lapack_host  # imports SciPy: only graphs with a decomposition pay for it
         specs = [(s, d.np) for s, d in _outputs(name, x.shape, node.args[0].dtype, params)]
         outs = memo[(name, params)] = lapack_host.decompose(name, params, x, specs)
     return outs[index]
@@ -218,7 +221,6 @@ def _lower_triangular_solve(e, node, a, b):
 
 
 def _evaluate_triangular_solve(node, a, b):
-    from . import lapack_host
     return lapack_host.triangular_solve(a, b, node.attrs.lower, node.attrs.unit_diagonal)
 
 
