@@ -101,13 +101,12 @@ FIXED_OPS = frozenset({CONSTANT, IOTA})
 FIXED_MAX_BYTES = 1 << 16
 
 
-def interpret(order, leaves, outputs, plan=None, clock=False):
+def interpret(order, leaves, outputs, plan=None):
     """Evaluate the graph; one numpy array per output, of exactly its node's shape and dtype.
     `plan` (the `_graph.Plan` that walked it, when the caller has one) lends its signature: every
     node's position and its operands' positions, so no node is looked up by id here, and its
     `steps` when the caller set them: this graph's `HostProgram` (kept with its sighting by
-    `_tier_policy.serve`: a run after its first is that program's, `clock` its LAPACK timing),
-    or its `schedule`, with a
+    `_tier_policy.serve`: a run after its first is that program's), or its `schedule`, with a
     third part when the caller keeps one (`_tier_policy.serve`): a dict, position -> the value
     of a `FIXED_OPS` node, read-only, filled at the first run and read at the next (an
     evaluation that wrote into its operand would raise, never change a kept value; an output
@@ -117,8 +116,8 @@ def interpret(order, leaves, outputs, plan=None, clock=False):
         order, leaves = plan.order, plan.leaves
     sig, steps = plan.sig, plan.steps
     if type(steps) is HostProgram:
-        if steps.steps is not None or steps.runs or clock:
-            return steps.run(plan, outputs, clock)
+        if steps.steps is not None or steps.runs or steps.clock:
+            return steps.run(plan, outputs)
         steps.runs += 1  # its first run: node by node, below, keeping its fixed values
         steps = (steps.out_pos, steps.frees, steps.fixed)
     if steps is None:
@@ -214,11 +213,11 @@ class HostProgram:
     node).
 
     Host LAPACK calls (`_blas_threads._KERNEL_OPS`: decompositions, triangular solves) are timed
-    apart when the caller asks (`clock`): the compiled program calls the same routines, so their
-    time is not what compiling would save (`_tier_policy.serve`). A run asked to clock them is
-    always a built program's."""
+    apart when the caller asks (`clock`, set before a run): the compiled program calls the same
+    routines, so their time is not what compiling would save (`_tier_policy.serve`). A run asked
+    to clock them is always a built program's."""
     __slots__ = ("out_pos", "frees", "fixed", "runs", "template", "leaf_pos", "steps", "clocked",
-                 "lapack_seconds")
+                 "clock", "lapack_seconds")
 
     def __init__(self, plan, outputs, frees=True):
         self.out_pos, self.frees = schedule(plan, outputs, frees)
@@ -227,6 +226,7 @@ class HostProgram:
         self.steps = None  # (`build`)
         self.template = self.leaf_pos = None
         self.clocked = False  # whether a step is a LAPACK call
+        self.clock = False  # whether the next run times its LAPACK steps (the caller sets it)
         self.lapack_seconds = 0.0  # CPU seconds of the LAPACK steps of the last run that clocked them
 
     def build(self, sig):
@@ -262,10 +262,10 @@ class HostProgram:
         self.template, self.leaf_pos, self.clocked = template, tuple(leaf_pos), clocked
         self.steps, self.fixed = steps, None
 
-    def run(self, plan, outputs, clock=False):
+    def run(self, plan, outputs):
         """The outputs' values (as `interpret`'s) from `plan.leaves`' (a walk of this program's
-        graph, or of one of equal structure); built first if it is not. `clock`: also time the
-        LAPACK steps, on this thread's CPU clock, into `lapack_seconds`."""
+        graph, or of one of equal structure); built first if it is not. With `clock` set, also
+        times the LAPACK steps, on this thread's CPU clock, into `lapack_seconds`."""
         if self.steps is None:
             self.build(plan.sig)
         vals = self.template.copy()
@@ -273,9 +273,9 @@ class HostProgram:
         for p, leaf in zip(self.leaf_pos, plan.leaves):
             v = leaf.host  # (leaf_value's common case, inline)
             if type(v) is not ndarray or v.dtype is not leaf.dtype.np or v.shape != leaf.shape:
-                v = leaf_value(leaf)
+                v = int_value(leaf) if type(v) is int else leaf_value(leaf)
             vals[p] = v
-        clock = clock and self.clocked
+        clock = self.clock and self.clocked
         lapack = 0.0
         quiet = numpy_errors_quiet()
         try:
@@ -302,6 +302,29 @@ class HostProgram:
         if clock:
             self.lapack_seconds = lapack
         return _outputs(vals, self.out_pos, outputs)
+
+
+# (Python int, numpy dtype, shape) -> its read-only numpy value: a Python integer leaf (an index,
+# a slice start, a count: ~7 of every 10 leaves of a scikit-learn pass, mostly small values met
+# again and again) costs a dict look-up instead of np.array's ~0.5-1.5 us. Emptied when full.
+_INT_VALUES = {}
+INT_VALUES_KEPT = 4096
+
+
+def int_value(leaf):
+    """The numpy value of a leaf whose host value is a Python int, read-only and shared: for
+    `HostProgram.run` only, whose outputs are copied unless they are their own writeable memory
+    (an evaluation writing into it would raise, never change a kept value)."""
+    key = (leaf.host, leaf.dtype.np, leaf.shape)
+    v = _INT_VALUES.get(key)
+    if v is None:
+        v = leaf_value(leaf)
+        if v.base is None:
+            v.flags.writeable = False
+            if len(_INT_VALUES) >= INT_VALUES_KEPT:
+                _INT_VALUES.clear()
+            _INT_VALUES[key] = v
+    return v
 
 
 def _outputs(vals, out_pos, outputs):

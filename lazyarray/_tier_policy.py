@@ -248,7 +248,8 @@ def serve(skey, plan, outputs, device, site, plain_key=None):
         if steps is None:  # (a small graph keeps every value: no last-use walk)
             steps = entry.steps = _interpret.HostProgram(plan, outputs, work is None or work > _interpret.KEEP_ALL_WORK)
         plan.steps = steps
-        values = _interpret.interpret(plan.order, plan.leaves, outputs, plan, timed)
+        steps.clock = timed  # (its LAPACK calls timed apart: below)
+        values = _interpret.interpret(plan.order, plan.leaves, outputs, plan)
     except Exception as exc:  # an interpreter bug must not fail the user's program: compile it
         note_interpreter_error(site, exc)
         del sightings[tkey]

@@ -12,6 +12,7 @@ time out of what interpreting a graph has cost (the compiled program calls the s
 import gc
 import itertools
 import time
+import types
 import weakref
 
 import numpy as np
@@ -242,3 +243,24 @@ def test_lapack_time_is_not_counted_as_saved_by_compiling(slow_ops, rng):
         np.testing.assert_allclose(np.asarray(xp.exp(xp.asarray(a)) + 0.0), np.exp(a), rtol=1e-15)
     seen = _seen()
     assert seen.future is not None  # 8 ms a run of numpy work: compiled once it passed 30 ms
+
+
+def test_integer_leaves_share_read_only_values_and_outputs_stay_the_callers(interpreted, rng):
+    """A Python int leaf's value is kept (read-only, per value, dtype and shape); an output that
+    is such a value (or computed from it) is still the caller's own writeable memory."""
+    xn = rng.standard_normal(100)
+    x = xp.asarray(xn)
+    for run in range(4):
+        i = 3 + run % 2
+        outs = (x[i:i + 80] * 2.0, xp.asarray(i) + 0 * xp.sum(x[:70]))
+        xp.evaluate(*outs)
+        got = [np.asarray(o) for o in outs]
+        np.testing.assert_array_equal(got[0], xn[i:i + 80] * 2.0)
+        assert int(got[1]) == i
+    kept = [v for k, v in _interpret._INT_VALUES.items() if k[0] in (3, 4)]
+    assert kept and all(not v.flags.writeable for v in kept)
+    leaf = types.SimpleNamespace(host=5, dtype=dt.int64, shape=())  # (what a leaf node holds)
+    v = _interpret.int_value(leaf)
+    assert v.dtype == np.int64 and v.shape == () and int(v) == 5 and _interpret.int_value(leaf) is v
+    with pytest.raises(ValueError):
+        v[()] = 6  # read-only: a buggy in-place evaluation fails instead of changing every 5
