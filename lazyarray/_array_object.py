@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 import numpy as np
 
 from . import _dtypes as dt
-from . import _config, _engine, _host_alias, _host_data, _sharding_place, _views
+from . import _config, _engine, _host_alias, _host_data, _run_program, _sharding_place, _views
 from ._devices import Device, MeshDevice, check_device, check_dtype
 from ._dtypes import DType
 from ._pool import pool
@@ -175,7 +175,7 @@ class Array:
         node = self._node
         if node.op is not None:
             _engine.realize([node], self._device, cause)
-        buf = node.buffer if node.buffer is not None else _engine._input_buffer(node, self._device)
+        buf = node.buffer if node.buffer is not None else _run_program.exported_buffer(node, self._device)
         pool.pin(buf)
         return buf
 

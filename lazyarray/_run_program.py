@@ -241,6 +241,19 @@ def host_buffer(vec, device):
     return buf
 
 
+def exported_buffer(leaf, device):
+    """A leaf's device buffer to hand to a consumer outside lazyarray (dlpack, jax): as
+    `input_buffer`, except that a 0-D host value gets a buffer of its own, never the one
+    `host_buffer` shares between every small value of the same bytes (a consumer that writes
+    through its view, torch's in-place ops on a dlpack tensor, must not change them all)."""
+    if leaf.buffer is None and not leaf.shape:
+        value = np.array(leaf.host, dtype=leaf.dtype.np)
+        leaf.buffer = _runtime.put(value, device._pjrt)
+        metrics.bytes_to_device += value.nbytes
+        leaf.host = None
+    return input_buffer(leaf, device)
+
+
 def input_buffer(leaf, device):
     """A leaf's device buffer; a host leaf (a scalar, or a value the interpreter computed) is sent
     once."""
