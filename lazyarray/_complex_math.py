@@ -29,7 +29,7 @@ import numpy as np
 
 from . import _dtypes as dt
 from . import _ops as ops
-from ._graph import Node
+from ._graph import Node, pending
 from ._ops.core import node_value
 from ._ops.elementwise import SELECT, Elementwise
 from ._ops.real_math import norm_minus_one
@@ -250,7 +250,10 @@ def _walk(name, extra, leaf, out):
             return None  # (`_Template.at` re-makes elementwise nodes at a shape; nothing else)
         if not ready:
             stack.append((n, True))
-            stack.extend((a, False) for a in n.args if a is not leaf and id(a) not in index)
+            # operands pushed last-first, so the first is walked first: `_graph.Plan`'s order,
+            # which the lowering keeps (XLA's CPU compile of chained formulas emitted in another
+            # order took 5 s instead of 0.15 s for six sqrt+exp steps)
+            stack.extend((a, False) for a in reversed(n.args) if a is not leaf and id(a) not in index)
             continue
         index[id(n)] = len(order)
         order.append(n)
@@ -267,7 +270,19 @@ def _formula_node(name, z, extra):
         return None
     if t is None:
         return None
-    return FORMULA.bind((z,), t.attrs)
+    node = FORMULA.bind((z,), t.attrs)
+    pending.nodes_since_sync += len(t.order) - 1  # (the cut budget counts what was recorded before)
+    return node
+
+
+def nodes_in(node):
+    """How many nodes `node` stands for: a `complex.formula` node its template's, any other 1.
+    Loop segmentation (`_segment`) counts nodes by this, so a loop of complex functions is split
+    into chunks of the size its recorded nodes gave (XLA's CPU compile of six chained sqrt + exp
+    steps as one straight program takes ~5 s, one step ~0.15 s)."""
+    if node.op is FORMULA:
+        return len(_template_of(node).order)
+    return 1
 
 
 def _template_of(node):

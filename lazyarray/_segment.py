@@ -31,6 +31,7 @@ from itertools import chain as _chain, repeat as _forever
 import numpy as np
 
 from . import _checks, _dtypes
+from ._complex_math import nodes_in
 from ._engine_state import state  # the last loop chunk found and how many of its chunks ran
 from ._graph import leaf_from_host, pending
 from ._ops.dot import DOT_GENERAL
@@ -118,6 +119,12 @@ def _period_of(descs):
     return found, skip
 
 
+def _weight(nodes):
+    """Nodes counted as what they compile to (`_complex_math.nodes_in`: a complex function on a
+    small array is one node standing for its formula's tens). SCIPY hook."""
+    return sum(map(nodes_in, nodes))
+
+
 def worth_trying(n_nodes):
     """Whether a read of a graph of n_nodes computed nodes should look for a loop in it."""
     last = state.last_chunk
@@ -139,7 +146,7 @@ def chunks(outputs, order, keep_tail, repeat=True):
         full = _continued(descs, last)
         if full:
             return _split(nodes, outputs, 0, len(last), full, 0, keep_tail, repeat)
-    if n < MIN_NODES:
+    if n < MIN_NODES and _weight(nodes) < MIN_NODES:
         return None
     if descs is None:
         descs = _descriptions(nodes)
@@ -152,9 +159,10 @@ def chunks(outputs, order, keep_tail, repeat=True):
         # less than a program call and a plan per few nodes, and cuts repeat the same graph
         return None
     start = n - skip - length
-    size = period if period >= MIN_CHUNK // 4 else -(-MIN_CHUNK // period) * period
+    weight = period if period >= MIN_CHUNK // 4 else _weight(nodes[start:start + period])
+    size = period if weight >= MIN_CHUNK // 4 else -(-MIN_CHUNK // weight) * period
     full = length // size
-    if not full or (not keep_tail and (full - 1) * size < MIN_NODES):
+    if not full or (not keep_tail and (full - 1) * size * weight < MIN_NODES * period):
         return None  # at a read, splitting pays only when it saves compiling many repeated nodes
     chunk = descs[start:start + size]
     if chunk != last:  # (the same loop run again keeps counting towards hot)

@@ -101,3 +101,21 @@ def test_templates_hold_only_elementwise_nodes_over_their_leaf():
     other = Node(None, (), (), (), dt.float64)
     assert cm._walk("t", (), leaf, ops.ADD(re, other)) is None          # another leaf
     assert cm._walk("t", (), leaf, ops.broadcast_to(re, (2,))) is None  # a shaped node
+
+
+def test_a_loop_of_complex_functions_is_split_one_step_a_chunk(fresh):
+    """`_segment` counts a complex.formula node as its template's nodes (`nodes_in`): a loop of
+    6 recorded nodes a step (2 formulas) is chunked one step at a time, as its ~130 nodes were,
+    not 6 steps a chunk (XLA's CPU compile of chained formulas grows much faster than their
+    length: six steps ~5 s, one ~0.15 s)."""
+    from lazyarray._engine_state import state
+    z0 = np.array([0.3 + 0.4j, -1.5 + 0.2j, 2j])
+    z, zn = xp.asarray(z0), z0.copy()
+    steps = 120
+    for _ in range(steps):
+        z = xp.sqrt(z * 0.5 + 1j) + xp.exp(z * 1e-3)
+        zn = np.sqrt(zn * 0.5 + 1j) + np.exp(zn * 1e-3)
+    np.testing.assert_allclose(np.asarray(z), zn, rtol=1e-13)
+    per_step = 6  # multiply, add, sqrt, multiply, exp, add
+    assert state.last_chunk is not None and len(state.last_chunk) == per_step
+    assert fresh.compiles <= 2
