@@ -111,7 +111,7 @@ def _pattern(key):
 # What a basic key does to an array, memoized: a pure function of tuples of ints (the array's
 # shape, a view's strides, the key's pattern), bounded by emptying. A key that raises is never
 # stored, so it raises again at every call, from the same code as the general path.
-_read_plans = {}   # (shape, view strides or None, pattern) -> (axes, out_shape, strides, copy, recipe)
+_read_plans = {}   # (shape, view strides or None, pattern) -> (axes, out_shape, strides, copy, recipe, step)
 _write_plans = {}  # (shape, pattern) -> (axes, out_shape)
 _PLAN_CACHE = 4096
 
@@ -132,13 +132,17 @@ def _basic_read(x, key, pattern):
     if hit is None:
         items = expand(key, len(node.shape))
         axes, out_shape, strides = plan(node.shape, items, strides_of(x))
-        hit = (axes, out_shape, strides, all_integers(key, items), read_recipe(node.shape, axes, out_shape))
+        copy = all_integers(key, items)
+        # (the view step is kept with the plan and shared by every view made from it, as
+        # reshape's: a step holds no state, only the axes and shape it reads)
+        hit = (axes, out_shape, strides, copy, read_recipe(node.shape, axes, out_shape),
+               None if copy else BasicIndex(axes, out_shape))
         _store(_read_plans, cache_key, hit)
-    axes, out_shape, strides, copy, recipe = hit
+    axes, out_shape, strides, copy, recipe, step = hit
     read = slice_read(node, axes, out_shape) if recipe is None else read_by_recipe(node, recipe, out_shape)
     if copy:
         return Array._wrap(read, x._device)
-    return _View._make(x, BasicIndex(axes, out_shape), read, strides)
+    return _View._make(x, step, read, strides)
 
 
 def _element(x, node, i):
