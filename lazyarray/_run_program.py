@@ -256,13 +256,12 @@ def exported_buffer(leaf, device):
 
 def input_buffer(leaf, device):
     """A leaf's device buffer; a host leaf (a scalar, or a value the interpreter computed) is sent
-    once."""
+    once (a 0-D one through `host_buffer`'s cache, and it stays a host leaf)."""
     if leaf.buffer is None:
         value = np.asarray(leaf.host, dtype=leaf.dtype.np)
-        if leaf.shape:
-            leaf.buffer = _runtime.put(value, device._pjrt)
-            metrics.bytes_to_device += value.nbytes
-        else:
-            leaf.buffer = host_buffer(value, device)
+        if not leaf.shape:  # (shared by every 0-D input of these bytes: never the leaf's own, see exported_buffer)
+            return host_buffer(value, device)
+        leaf.buffer = _runtime.put(value, device._pjrt)
+        metrics.bytes_to_device += value.nbytes
         leaf.host = None
     return leaf.buffer

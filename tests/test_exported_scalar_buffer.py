@@ -42,3 +42,18 @@ def test_torch_write_through_dlpack_changes_only_that_array():
     assert float(np.asarray(again)) == 3.0
     b = xp.asarray(3.0)
     assert float(b * 2.0) == 6.0
+
+
+def test_computed_scalar_input_then_exported_keeps_the_cache_intact():
+    """A 0-D value a sync computed on the host is a program input of its own (`_graph.packs`):
+    the program gets the cache's buffer for its bytes, the array keeps its host value, and an
+    export afterwards is its own buffer."""
+    dev = xp.__array_namespace_info__().default_device()
+    s = xp.sum(xp.asarray(np.ones(3)))
+    float(s)  # computed (on the host or the device)
+    big = xp.asarray(np.ones(50_000))
+    np.asarray(big * s)  # s is a program input (or interpreted)
+    buf = s.__jax_array__()
+    assert not _cached(buf)
+    assert float(np.asarray(_run_program.host_buffer(np.array(3.0), dev))) == 3.0
+    assert np.array_equal(np.asarray(big * s)[:3], [3.0, 3.0, 3.0])
