@@ -123,7 +123,9 @@ def _realize_program(targets, device, cause):
         if extra:
             outputs = _unique(targets + extra)
             plan.add(extra)  # the walk goes on from where the targets left it
-        if _segment.worth_trying(len(plan.order)) and _run_segmented(outputs, plan.order, device, site, keep_tail=False):
+        # (traced: the nodes recorded since the last sync, a small complex function's one node
+        # counted as its formula's: `_complex_math`; a short chain of them compiles like a long one)
+        if _segment.worth_trying(max(len(plan.order), traced)) and _run_segmented(outputs, plan.order, device, site, keep_tail=False):
             plan = Plan(outputs)  # what the chunks left: less than one chunk
             if not plan.order:
                 return
