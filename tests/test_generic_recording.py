@@ -6,33 +6,12 @@ import numpy as np
 import pytest
 
 import lazyarray as xp
-from lazyarray import _basic_indexing, _manipulation_functions, _statistical_functions, _utility_functions
+from graph_compare import same_graph
+from lazyarray import _basic_indexing, _manipulation_functions
 from lazyarray._array_object import _View
 from lazyarray._basic_indexing import _Axis, slice_read
 
 RNG = np.random.default_rng(11)
-
-
-def describe(node, leaves):
-    """A node's graph as nested tuples: op, attributes, shape, dtype, operands. An array leaf is
-    named by its position among the distinct array leaves met (so two graphs on the same base
-    compare equal only when they read the same leaves in the same places); a host scalar leaf by
-    its value, shape and dtype."""
-    if node.op is None:
-        host = node.host
-        if node.shape == () and host is not None and not isinstance(host, np.ndarray):
-            return ("scalar", host, node.dtype)
-        if id(node) not in leaves:
-            leaves[id(node)] = len(leaves)
-        return ("leaf", leaves[id(node)], node.shape, node.dtype)
-    return (node.op.name, tuple(node.attrs), node.shape, node.dtype,
-            tuple(describe(a, leaves) for a in node.args))
-
-
-def same_graph(a, b):
-    """a and b (nodes) are the same graph over the same leaves."""
-    leaves = {}
-    return describe(a, leaves) == describe(b, leaves)
 
 
 def pending_vector(n=100):

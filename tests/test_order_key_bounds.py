@@ -6,25 +6,11 @@ import numpy as np
 import pytest
 
 import lazyarray as xp
+from graph_compare import same_graph
 from lazyarray._ops.elementwise import SUBTRACT, compare, float_bits, select
 from lazyarray._ops.shape import constant
 from lazyarray._ops.sort import order_key
 
-
-
-def _describe(node, leaves):
-    """A node's graph as nested tuples (op, attributes, shape, dtype, operands); leaves named by
-    their order of first appearance."""
-    if node.op is None:
-        leaves.setdefault(id(node), len(leaves))
-        return ("leaf", leaves[id(node)], node.shape, node.dtype)
-    return (node.op.name, tuple(node.attrs), node.shape, node.dtype,
-            tuple(_describe(a, leaves) for a in node.args))
-
-
-def same_graph(a, b):
-    leaves = {}
-    return _describe(a, leaves) == _describe(b, leaves)
 
 
 def _spelled_out(node, nan):
