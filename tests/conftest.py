@@ -55,6 +55,18 @@ def compiled_now(monkeypatch):
 
 
 @pytest.fixture
+def interpreted(engine, monkeypatch):
+    """The interpreter serves every run (its compile never pays), no budget cut, no learnt costs."""
+    from lazyarray import _engine, _tier_policy
+    monkeypatch.setattr(xp.config, "interpret_first", 2)
+    monkeypatch.setattr(xp.config, "node_budget", 10**9)
+    monkeypatch.setattr(_tier_policy, "compile_estimate", lambda order: 1e9)
+    monkeypatch.setattr(_tier_policy, "learnt_seconds", lambda skey, device: None)
+    yield xp.metrics
+    _engine.wait_for_compiles()
+
+
+@pytest.fixture
 def fail_next_execute(monkeypatch):
     """arm(message): the next PJRT execute raises RuntimeError(message); later ones run."""
     from lazyarray import _runtime

@@ -7,21 +7,10 @@ import numpy as np
 import pytest
 
 import lazyarray as xp
-from lazyarray import _engine, _interpret, _tier_policy
+from lazyarray import _interpret
 from lazyarray._engine_state import state
 from lazyarray._graph import Plan
 from lazyarray._ops import elementwise as ew
-
-
-@pytest.fixture
-def interpreted(engine, monkeypatch):
-    """The interpreter serves every run (its compile never pays), no budget cut."""
-    monkeypatch.setattr(xp.config, "interpret_first", 2)
-    monkeypatch.setattr(xp.config, "node_budget", 10**9)
-    monkeypatch.setattr(_tier_policy, "compile_estimate", lambda order: 1e9)
-    monkeypatch.setattr(_tier_policy, "learnt_seconds", lambda skey, device: None)
-    yield xp.metrics
-    _engine.wait_for_compiles()
 
 
 def _graph(x):

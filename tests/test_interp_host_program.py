@@ -28,17 +28,6 @@ from lazyarray._ops.core import host_step
 from lazyarray import _dtypes as dt
 
 
-@pytest.fixture
-def interpreted(engine, monkeypatch):
-    """The interpreter serves every run (its compile never pays), no budget cut, no learnt costs."""
-    monkeypatch.setattr(xp.config, "interpret_first", 2)
-    monkeypatch.setattr(xp.config, "node_budget", 10**9)
-    monkeypatch.setattr(_tier_policy, "compile_estimate", lambda order: 1e9)
-    monkeypatch.setattr(_tier_policy, "learnt_seconds", lambda skey, device: None)
-    yield xp.metrics
-    _engine.wait_for_compiles()
-
-
 def _graph(x, w, k):
     """Elementwise ops of several kinds (prepared ufuncs, compare, select, converts), a matmul,
     reductions, a broadcast, a constant and an iota: what a scikit-learn graph is made of."""

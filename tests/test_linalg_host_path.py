@@ -13,29 +13,13 @@ import numpy as np
 import pytest
 
 import lazyarray as xp
-from lazyarray import _dtypes as dt
 from lazyarray import _graph, _tier_policy
 from lazyarray import _ops as ops
 from lazyarray._ops import lapack_host
 from lazyarray._ops import linalg as L
 from lazyarray._array_object import Array
+from linalg_cases import decomposition_input as _input, output_specs as _specs
 from tier_check import DEV, assert_close, assert_same, both, compile_always, leaf  # noqa: F401
-
-
-def _input(name, shape, dtype, seed):
-    rng = np.random.default_rng(seed)
-    a = rng.standard_normal(shape)
-    if np.dtype(dtype).kind == "c":
-        a = a + 1j * rng.standard_normal(shape)
-    a = a.astype(dtype)
-    if name in ("cholesky", "eigh"):
-        n = shape[-1]
-        a = a @ np.swapaxes(a.conj(), -1, -2) + n * np.eye(n, dtype=dtype)
-    return a
-
-
-def _specs(name, x, params):
-    return [(s, d.np) for s, d in L._outputs(name, x.shape, dt.from_numpy(x.dtype), params)]
 
 
 def _reference(name, params, x, specs):

@@ -1,0 +1,24 @@
+"""Inputs and output specs for the host decomposition tests (test_linalg_host_path,
+test_linalg_one_copy)."""
+import numpy as np
+
+from lazyarray import _dtypes as dt
+from lazyarray._ops import linalg as L
+
+
+def decomposition_input(name, shape, dtype, seed):
+    """A random matrix (stack) of `shape`; Hermitian positive definite for cholesky and eigh."""
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal(shape)
+    if np.dtype(dtype).kind == "c":
+        a = a + 1j * rng.standard_normal(shape)
+    a = a.astype(dtype)
+    if name in ("cholesky", "eigh"):
+        n = shape[-1]
+        a = a @ np.swapaxes(a.conj(), -1, -2) + n * np.eye(n, dtype=dtype)
+    return a
+
+
+def output_specs(name, x, params):
+    """[(shape, numpy dtype)] of the kernel's outputs for input x."""
+    return [(s, d.np) for s, d in L._outputs(name, x.shape, dt.from_numpy(x.dtype), params)]
