@@ -51,6 +51,13 @@ ONE_THREAD_WORK = 1 << 30  # multiply-adds: ~1000^3, ~0.1-1 s on one core
 # numpy matmuls below this many multiply-adds take no window (a switch and back costs 3-13 us):
 # OpenBLAS runs them on one thread anyway (its smallest threading threshold, gemv's, is 9216)
 NUMPY_WINDOW_FROM = 1 << 13
+# ... and matrix-matrix products (both free sizes > 1: numpy calls gemm, or syrk for x.T @ x) up to
+# this many: OpenBLAS threads gemm and syrk only above m n k = 65536 * 4 (its SMP_THRESHOLD_MIN
+# times GEMM_MULTITHREAD_THRESHOLD). Checked on numpy's OpenBLAS 0.3.31 at 2 threads: its worker
+# thread gains no CPU time over 2000 calls of any such product up to 2^18 (gemm 64x64x64,
+# 60x60x72, syrk 8x4000, 181x8; it does at 100x100x100), tests/test_small_host_ops.py. The
+# 300x8 products of a scikit-learn pass (19,200) took a ~4 us window each before.
+GEMM_ONE_THREAD_UPTO = 1 << 18
 
 _KERNEL_OPS = ("linalg_kernel", "triangular_solve")  # the ops that become LAPACK/BLAS custom calls
 
@@ -230,6 +237,22 @@ def lapack_call(work):
     """Around a host LAPACK call of `work` multiply-adds (`decomposition_work`, `solve_work`)."""
     lib = _library("lapack")
     return contextlib.nullcontext() if lib is None else _Window(lib, work < ONE_THREAD_WORK)
+
+
+def numpy_matmul_window(b, m, n, k):
+    """Whether numpy's BLAS matmul of b products (m, k) x (k, n) needs a window (`numpy_matmul`):
+    a vector product above `NUMPY_WINDOW_FROM`, a matrix product above `GEMM_ONE_THREAD_UPTO`,
+    and neither when large (`ONE_THREAD_WORK`) or when numpy's BLAS is not an OpenBLAS."""
+    work = b * m * n * k
+    if work >= ONE_THREAD_WORK or work <= (GEMM_ONE_THREAD_UPTO if m > 1 and n > 1 else NUMPY_WINDOW_FROM - 1):
+        return False
+    return _library("numpy") is not None
+
+
+def numpy_one_thread():
+    """A window with numpy's BLAS on one thread (where `numpy_matmul_window` says one is needed)."""
+    lib = _library("numpy")
+    return contextlib.nullcontext() if lib is None else _Window(lib, True)
 
 
 def numpy_matmul(work):

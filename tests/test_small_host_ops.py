@@ -1,0 +1,159 @@
+"""Small host ops made cheap without changing a bit: the interpreter's prepared dot step, the
+matmul window rule (no one-thread window where OpenBLAS runs one thread anyway) and the LAPACK
+calls' floating-point environment."""
+import os
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from lazyarray import _blas_threads as bt, _dtypes as dt
+from lazyarray._interpret import Stub
+from lazyarray._ops import dot as D
+from lazyarray._ops.core import host_step
+
+DTYPES = {"float32": dt.float32, "float64": dt.float64}
+
+
+def _dot_stub(xshape, yshape, attrs, dtype):
+    lx, ly = Stub(None, (), (), xshape, dtype), Stub(None, (), (), yshape, dtype)
+    node = Stub(D.DOT_GENERAL, (lx, ly), D.DOT_GENERAL.Attrs(*attrs), None, dtype)
+    node.shape = D._dot_shape(xshape, yshape, node.attrs, dtype)
+    return node
+
+
+def _reference(x, y, attrs):
+    """The old evaluation's computation, spelled out: transpose, reshape to (b, m, k) @ (b, k, n),
+    np.matmul when both are finite, else einsum (NaN-exact)."""
+    lb, rb, lc, rc = attrs
+    lfree = [i for i in range(x.ndim) if i not in lb and i not in lc]
+    rfree = [i for i in range(y.ndim) if i not in rb and i not in rc]
+    size = lambda s, axes: int(np.prod([s[i] for i in axes], dtype=np.int64))  # noqa: E731
+    b, m, n, k = size(x.shape, lb), size(x.shape, lfree), size(y.shape, rfree), size(x.shape, lc)
+    xm = np.transpose(x, list(lb) + lfree + list(lc)).reshape(b, m, k)
+    ym = np.transpose(y, list(rb) + list(rc) + rfree).reshape(b, k, n)
+    if np.isfinite(xm).all() and np.isfinite(ym).all():
+        with bt.numpy_matmul(b * m * n * k):  # (the old rule's window: a large sgemm's bits
+            return np.matmul(xm, ym)           # depend on the thread count)
+    return np.einsum("bmk,bkn->bmn", xm, ym)
+
+
+CASES = [  # (x shape, y shape, (lhs_batch, rhs_batch, lhs_contract, rhs_contract), same array)
+    ((300, 8), (300, 8), ((), (), (0,), (0,)), True),    # X.T @ X
+    ((300, 8), (8,), ((), (), (1,), (0,)), False),       # X @ w
+    ((8,), (300, 8), ((), (), (0,), (1,)), False),       # w @ X.T
+    ((8, 8), (8, 8), ((), (), (1,), (0,)), False),
+    ((8, 8), (8, 8), ((), (), (1,), (1,)), True),        # A @ A.T
+    ((64, 64), (64, 64), ((), (), (1,), (0,)), False),   # at the window-free bound
+    ((100, 100), (100, 100), ((), (), (1,), (0,)), False),  # above it: a window
+    ((3, 5, 4), (3, 4, 6), ((0,), (0,), (2,), (1,)), False),  # batched
+    ((4, 3, 5), (5, 3, 2), ((1,), (1,), (2,), (0,)), False),  # batch axes not leading
+    ((5,), (5,), ((), (), (0,), (0,)), False),           # vecdot
+]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("case", CASES, ids=[f"{c[0]}x{c[1]}" for c in CASES])
+@pytest.mark.parametrize("special", [False, True])
+def test_prepared_dot_step_bits(dtype, case, special):
+    xshape, yshape, attrs, same = case
+    d = DTYPES[dtype]
+    rng = np.random.default_rng(len(xshape) + sum(xshape))
+    x = rng.standard_normal(xshape).astype(d.np)
+    y = x if same else rng.standard_normal(yshape).astype(d.np)
+    if special:  # 0 * inf must give NaN (BLAS may skip the zero): the einsum path
+        x = x.copy()
+        x.flat[0], x.flat[-1] = np.inf, 0.0
+        if same:
+            y = x
+        else:
+            y = y.copy()
+            y.flat[0], y.flat[-1] = 0.0, np.nan
+    node = _dot_stub(xshape, yshape, attrs, d)
+    step = host_step(node)
+    assert step is not None and getattr(step, "__name__", "") == "dot_step"
+    with np.errstate(all="ignore"):
+        got, evaluated = step(x, y), D._dot(node, x, y)
+        want = _reference(x, y, attrs).reshape(node.shape)
+    assert got.shape == node.shape and got.dtype == d.np
+    assert got.tobytes() == want.tobytes() == evaluated.tobytes()
+    if special:
+        assert not np.isfinite(got).all()
+
+
+def test_prepared_dot_only_for_real_floats():
+    for d in (dt.int32, dt.complex128):
+        node = _dot_stub((3, 4), (4, 2), ((), (), (1,), (0,)), d)
+        assert getattr(host_step(node), "__name__", "") != "dot_step"
+
+
+def test_window_rule():
+    lib = bt._library("numpy")
+    if lib is None:
+        pytest.skip("numpy's BLAS is not an OpenBLAS")
+    assert not bt.numpy_matmul_window(1, 300, 8, 8)  # 19,200: a matrix product, one thread
+    assert not bt.numpy_matmul_window(1, 64, 64, 64)
+    assert bt.numpy_matmul_window(1, 64, 65, 64)
+    assert not bt.numpy_matmul_window(1, 1, 8190 // 2, 2)  # vector products: gemv's bound, as before
+    assert bt.numpy_matmul_window(1, 1, 8192, 1) and bt.numpy_matmul_window(1, 8192, 1, 1)
+    assert not bt.numpy_matmul_window(1, 2000, 1000, 1000)  # large: the user's own count
+
+
+def _other_threads_ticks():
+    """CPU clock ticks of this process's threads other than its Python threads (/proc)."""
+    python = {t.native_id for t in threading.enumerate()}  # (ours: idle or not, not OpenBLAS's)
+    total = 0
+    for tid in os.listdir("/proc/self/task"):
+        if int(tid) in python:
+            continue
+        try:
+            with open(f"/proc/self/task/{tid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:  # (a thread that ended meanwhile)
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total
+
+
+def _worker_ticks(fn, calls=2000):
+    time.sleep(0.3)  # (OpenBLAS's workers spin a while after their last work)
+    before = _other_threads_ticks()
+    for _ in range(calls):
+        fn()
+    time.sleep(0.3)
+    return _other_threads_ticks() - before
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="needs Linux /proc")
+def test_openblas_runs_window_free_products_on_one_thread():
+    """The window rule's premise, observed: with numpy's OpenBLAS on 2 threads, the products the
+    rule leaves without a window never wake its worker thread (no CPU time over 2000 calls; a
+    woken worker spins for many clock ticks), while a larger one does; and the bits are those
+    of a one-thread run."""
+    lib = bt._library("numpy")
+    if lib is None or (os.cpu_count() or 1) < 2:
+        pytest.skip("numpy's BLAS is not an OpenBLAS, or one core")
+    saved = lib.threads()
+    rng = np.random.default_rng(3)
+    try:
+        lib._set(2)
+        for m, k, n, same in [(8, 300, 8, True), (64, 64, 64, False), (8, 4000, 8, True), (181, 8, 181, True)]:
+            assert not bt.numpy_matmul_window(1, m, n, k)
+            b = rng.standard_normal((k, n))
+            a = b.T[None] if same else rng.standard_normal((1, m, k))
+            b = b[None]
+            ticks = _worker_ticks(lambda: np.matmul(a, b))
+            if ticks:  # (once more: another library's thread, e.g. XLA's, may have run meanwhile)
+                ticks = _worker_ticks(lambda: np.matmul(a, b))
+            assert ticks == 0, f"{m}x{k}x{n}: OpenBLAS's workers ran {ticks} ticks"
+            threaded = np.matmul(a, b)
+            lib._set(1)
+            one = np.matmul(a, b)
+            lib._set(2)
+            assert threaded.tobytes() == one.tobytes()
+        big = rng.standard_normal((1, 100, 100))
+        assert bt.numpy_matmul_window(1, 100, 100, 100)
+        assert _worker_ticks(lambda: np.matmul(big, big), 500) > 0  # the control: threads do run
+    finally:
+        lib._set(saved)
