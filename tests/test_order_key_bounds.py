@@ -1,6 +1,7 @@
 """`_ops.sort.order_key` keeps its numpy-derived bounds (the bits of +inf, a NaN's key) per dtype:
-the key it records must be the graph the formula spelled out builds (the same ops, attributes
-and constants), and argmin/argmax/sort over NaN, infinities, zeros and subnormals must equal
+the formula's graph (`order_key_nodes`, which `order_key`'s one node stands for and is tested
+against bit for bit in tests/test_order_key_one_node.py) must be the graph the formula spelled out
+with freshly derived bounds builds (the same ops, attributes and constants), and argmin/argmax/sort over NaN, infinities, zeros and subnormals must equal
 numpy's in both float dtypes."""
 import numpy as np
 import pytest
@@ -9,7 +10,7 @@ import lazyarray as xp
 from graph_compare import same_graph
 from lazyarray._ops.elementwise import SUBTRACT, compare, float_bits, select
 from lazyarray._ops.shape import constant
-from lazyarray._ops.sort import order_key
+from lazyarray._ops.sort import order_key_nodes
 
 
 
@@ -29,7 +30,7 @@ def _spelled_out(node, nan):
 def test_order_key_is_the_spelled_out_formula(dtype, nan):
     x = xp.asarray(np.linspace(-2.0, 2.0, 7), dtype=dtype) * 1.0
     for _ in range(2):  # the second call takes the kept bounds
-        assert same_graph(order_key(x._node, nan=nan), _spelled_out(x._node, nan))
+        assert same_graph(order_key_nodes(x._node, nan=nan), _spelled_out(x._node, nan))
 
 
 @pytest.mark.parametrize("npdt", [np.float32, np.float64])
