@@ -157,3 +157,106 @@ def test_openblas_runs_window_free_products_on_one_thread():
         assert _worker_ticks(lambda: np.matmul(big, big), 500) > 0  # the control: threads do run
     finally:
         lib._set(saved)
+
+
+# ---------------------------------------------------------------- host LAPACK calls
+
+from lazyarray._ops import lapack_host  # noqa: E402
+
+LAPACK_DTYPES = ["float32", "float64", "complex64", "complex128"]
+
+
+def _matrix(n, dtype, seed, positive=True):
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((n, n))
+    if np.dtype(dtype).kind == "c":
+        a = a + 1j * rng.standard_normal((n, n))
+    a = a.astype(dtype)
+    return (a @ a.conj().T + n * np.eye(n, dtype=dtype)).astype(dtype) if positive else a
+
+
+@pytest.mark.parametrize("dtype", LAPACK_DTYPES)
+@pytest.mark.parametrize("positive", [True, False])
+def test_cholesky_bits_as_before(dtype, positive):
+    """potrf's clean=1 result stands for np.tril of it (the old evaluation); a failed
+    factorization (info != 0) is still all NaN with the strict upper triangle zeroed."""
+    for n in (1, 3, 8, 33):
+        a = _matrix(n, dtype, n, positive)
+        if not positive:
+            a[0, 0] = -1  # not positive definite: info > 0
+        potrf = lapack_host._lapack("potrf", a.dtype)
+        with lapack_host._flush_denormals():
+            c, info = potrf(np.array(a, order="F"), lower=1, clean=1)
+        if info != 0:
+            c[...] = complex(np.nan, np.nan) if c.dtype.kind == "c" else np.nan
+        want = np.tril(c)
+        got, = lapack_host.decompose("cholesky", (), a, [(a.shape, a.dtype)])
+        assert got.dtype == want.dtype and got.tobytes() == np.ascontiguousarray(want).tobytes()
+        assert (info != 0) == (not positive)
+
+
+@pytest.mark.parametrize("dtype", LAPACK_DTYPES)
+def test_triangles_equal_numpys(dtype):
+    for shape in [(1, 1), (3, 5), (5, 3), (8, 8)]:
+        m = _matrix(max(shape), dtype, 1, False)[:shape[0], :shape[1]]
+        m[0, -1] = np.nan
+        for _ in range(2):  # (the second time from the kept mask)
+            assert lapack_host._lower_triangle(m).tobytes() == np.tril(m).tobytes()
+            assert lapack_host._upper_triangle(m).tobytes() == np.triu(m).tobytes()
+
+
+@pytest.mark.parametrize("dtype", LAPACK_DTYPES)
+def test_workspaces_kept_equal_fresh_queries(dtype):
+    d = np.dtype(dtype)
+    query = lapack_host._lapack("gesdd_lwork", d)
+    for m, n in [(300, 8), (8, 300), (50, 50)]:
+        fresh, info = query(m, n, compute_uv=1, full_matrices=0)
+        assert info == 0
+        for _ in range(2):
+            assert lapack_host._workspace(query, m, n, compute_uv=1, full_matrices=0) == int(np.real(fresh))
+    # qr through decompose (kept geqrf and orgqr sizes) equals the routine with fresh queries
+    a = _matrix(9, dtype, 2, False)[:, :6]
+    for _ in range(2):
+        q, r = lapack_host.decompose("qr", (False,), a, [((9, 6), d), ((6, 6), d)])
+    geqrf, orgqr = lapack_host._lapack("geqrf", d), lapack_host._lapack("ungqr" if d.kind == "c" else "orgqr", d)
+    with lapack_host._flush_denormals():
+        work, _ = lapack_host._lapack("geqrf_lwork", d)(9, 6)
+        qr, tau, _, _ = geqrf(np.array(a, order="F"), lwork=int(np.real(work)))
+        _, work, _ = orgqr(np.asfortranarray(qr[:, :6]), tau, lwork=-1)
+        q2, _, _ = orgqr(np.asfortranarray(qr[:, :6]), tau, lwork=int(np.real(work[0])))
+    assert np.ascontiguousarray(q).tobytes() == np.ascontiguousarray(q2).tobytes()
+    assert np.ascontiguousarray(r).tobytes() == np.triu(qr[:6]).tobytes()
+
+
+@pytest.mark.parametrize("dtype", LAPACK_DTYPES)
+def test_triangular_solve_one_matrix_as_stacked(dtype):
+    """A single matrix's solve (trsm's own result) equals the same matrix solved as a stack."""
+    a = np.tril(_matrix(8, dtype, 3))
+    b = _matrix(8, dtype, 4, False)[:, :3]
+    for lower, unit in [(True, False), (False, True)]:
+        t = a if lower else a.T.copy()
+        one = lapack_host.triangular_solve(t, b, lower, unit)
+        stacked = lapack_host.triangular_solve(t[None], b[None], lower, unit)[0]
+        assert one.shape == b.shape and one.dtype == b.dtype
+        assert np.ascontiguousarray(one).tobytes() == stacked.tobytes()
+        assert not np.shares_memory(one, b)
+
+
+def test_flush_denormals_sets_and_restores():
+    import ctypes
+    if lapack_host._LIBM is None:
+        pytest.skip("x86-64 Linux only")
+
+    def mxcsr():
+        env = ctypes.create_string_buffer(32)
+        lapack_host._LIBM.fegetenv(env)
+        return ctypes.c_uint32.from_buffer(env, lapack_host._MXCSR_OFFSET).value
+
+    before = mxcsr()
+    tiny = np.array([np.finfo(np.float64).smallest_subnormal])
+    for _ in range(2):  # (the second time from the kept environment)
+        with lapack_host._flush_denormals():
+            assert mxcsr() & lapack_host._MXCSR_FTZ_DAZ == lapack_host._MXCSR_FTZ_DAZ
+            assert (tiny * np.array([1.0]))[0] == 0.0
+        assert mxcsr() == before
+        assert (tiny * np.array([1.0]))[0] > 0.0
