@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import collections
 import math
+import sys
 
 import numpy as np
 
@@ -260,6 +261,8 @@ def host_view(node, device, cause, sole_user):
             _realize([node], device, cause)
         buf = node.buffer
         shape = node.shape
+        if buf is None and node.host is not None:
+            return _host_leaf_view(node, device) if sole_user(node) else None
         if buf is None or device.platform != "cpu" or device.mesh is not None or not shape \
                 or node.host is not None:
             return None
@@ -281,11 +284,37 @@ def host_view(node, device, cause, sole_user):
         return view
 
 
+# sys.getrefcount of a host leaf's numpy value inside `_host_leaf_view` when only the node holds
+# it: the node's slot, the local name and getrefcount's argument (test_host_leaf_reads.py)
+_HOST_VALUE_SOLE_REFS = 3
+
+
+def _host_leaf_view(node, device):
+    """A CPU host leaf's own value (a copy `asarray` took, or a value the interpreter computed)
+    as the zero-copy read: a numpy view of it, where that value is memory nobody else can see: an
+    array that owns its memory (no base), writable, held by nothing but the node (reference
+    count: never a kept constant, an operand's value or another node's), and the node held by
+    nothing but its array (`host_view` asks). Else None (the caller copies). The view is the node's value until
+    `unshare` gives the node a copy; no device buffer is lent, so the pool is not involved."""
+    host = node.host
+    if type(host) is not np.ndarray or host.base is not None or not host.flags.writeable \
+            or device.platform != "cpu" or device.mesh is not None or not node.shape \
+            or host.shape != node.shape or host.dtype != node.dtype.np or not host.size:
+        return None
+    if sys.getrefcount(host) > _HOST_VALUE_SOLE_REFS:
+        return None
+    metrics.zero_copy_reads += 1
+    return host.view()
+
+
 def unshare(node, device, host):
     """`host` (a numpy array over the memory of node's buffer, `host_view`) stops being the
     node's value: the node gets a buffer of its own holding the memory's current value, so later
-    writes into `host` never reach it."""
+    writes into `host` never reach it. A host leaf's (`_host_leaf_view`) gets a host copy."""
     with _lock:
+        if node.buffer is None:
+            node.host = np.array(host, copy=True)
+            return
         node.buffer = _runtime.put(host, device._pjrt)
         metrics.bytes_to_device += host.nbytes
 

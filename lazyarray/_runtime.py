@@ -198,15 +198,17 @@ def host_view(buffer, one_cpu_device=False, vector=None) -> np.ndarray | None:
         devices = buffer.devices()
         if len(devices) != 1 or next(iter(devices)).platform != "cpu":
             return None
-    if buffer.size == 0:
+    # jaxlib's buffer protocol: the memory of a CPU buffer of the default (row-major) layout,
+    # once the program that writes it is done, never a copy (any other buffer raises
+    # BufferError). It replaces jax's `np.asarray` view checked against `unsafe_buffer_pointer`
+    # (~9 us of a fresh buffer's ~24 us read, measured in thread CPU: that call waits apart).
+    try:
+        interface = np.asarray(memoryview(buffer)).__array_interface__
+    except BufferError:
         return None
-    # jax's own view of the memory on the CPU (layout and strides); one interface dict read is
-    # cheaper than `.ctypes` plus rebuilding shape, typestr, descr and strides (~10 us per read)
-    interface = np.asarray(buffer).__array_interface__
-    address = interface["data"][0]
-    if address != buffer.unsafe_buffer_pointer():
-        return None  # jax copied (a layout numpy cannot describe): not the buffer's memory
-    interface["data"] = (address, False)  # (address, read-only flag)
+    if 0 in interface["shape"]:
+        return None  # (an empty array has no memory to share)
+    interface["data"] = (interface["data"][0], False)  # (address, read-only flag)
     return np.asarray(HostMemory(buffer, interface))
 
 

@@ -169,13 +169,22 @@ def test_one_element_of_a_dynamic_index_and_zero_d_chain(verifying):
     assert y._pending_node().op is not None
 
 
+def _device_leaf_array(data):
+    """An array over a device buffer holding a copy of `data` (what asarray made before it kept
+    CPU copies on the host)."""
+    from lazyarray._array_object import Array
+    from lazyarray._host_data import numpy_leaf
+    device = xp.asarray(0.0).device
+    return Array._wrap(numpy_leaf(data, device), device)
+
+
 def test_small_reads_see_writes_through_numpy_aliases(verifying):
     """A CPU leaf's memory viewed by small reads (`_host_sync._leaf`, kept between reads) shows
     the value the array has now: after a write through `np.asarray(x)`, and for a new array
     made in a dead one's place."""
     for trial in range(3):
         data = np.arange(10.0) + trial
-        x = xp.asarray(data)
+        x = _device_leaf_array(data)  # (asarray keeps a CPU copy on the host: test_host_leaf_reads.py)
         assert x._pending_node().buffer is not None, "not a device leaf"
         assert bool((x * 1.0)[3] > 2.5) == (data[3] > 2.5)
         assert float((x * 2.0 + 1.0)[3]) == data[3] * 2.0 + 1.0
