@@ -96,3 +96,29 @@ def test_searching_and_sorting_over_special_values_equal_numpy(npdt, rng):
         got = np.asarray(xp.searchsorted(xp.asarray(srt), xp.asarray(probe), side=side))
         # numpy's, except that -0.0 and 0.0 are equal there too
         assert np.array_equal(got, np.searchsorted(srt, probe, side=side))
+
+
+def test_argmin_of_floats_is_one_node_and_emits_what_the_key_node_and_reduce_emit():
+    from lazyarray._ops.reduce import ARGREDUCE, argreduce
+    x = xp.ones((5, 3), dtype=xp.float32) * 1.0
+    for kind in ("min", "max"):
+        out = (xp.argmin if kind == "min" else xp.argmax)(x, axis=1)._node
+        assert out.op is ARGREDUCE and out.args == (x._node,)
+        keyed = argreduce(order_key(x._node, nan="high" if kind == "max" else "low"), 1, kind)
+        assert _ops_emitted(out) == _ops_emitted(keyed)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int8", "uint16", "int64", "bool"])
+def test_arg_extremes_with_many_ties_equal_numpy(dtype, rng):
+    a = rng.integers(-2, 3, size=(6, 7, 5))
+    a = (a > 0) if dtype == "bool" else a.astype(dtype) if dtype[0] != "u" else (a + 2).astype(dtype)
+    if dtype.startswith("float"):
+        a[a == 0] = np.where(rng.random(int((a == 0).sum())) < 0.5, -0.0, 0.0)
+        a[1, 2, 3] = np.nan
+    x = xp.asarray(a)
+    for axis in (None, 0, 1, 2, -1):
+        for keepdims in (False, True):
+            for f, g in ((xp.argmin, np.argmin), (xp.argmax, np.argmax)):
+                got = np.asarray(f(x, axis=axis, keepdims=keepdims))
+                want = g(a, axis=axis, keepdims=keepdims)
+                assert got.dtype == np.int64 and got.shape == want.shape and np.array_equal(got, want)

@@ -11,7 +11,7 @@ import numpy as np
 from .. import _dtypes as dt
 from .core import OpDef, memo, typed
 from .elementwise import ADD, AND, MAXIMUM, MINIMUM, MULTIPLY, NOT, OR, emit_compare, emit_select
-from .shape import iota
+from .sort import emit_order_key, host_order_key
 
 
 def lowest(d):
@@ -200,17 +200,26 @@ def cumulative(x, axis, kind):
 
 
 def _argreduce_rule(args, a):
-    x, idx = args
-    if idx.shape != x.shape or idx.dtype is not dt.int64 or not 0 <= a.axis < len(x.shape):
-        raise AssertionError(f"argreduce of {x.shape} with indices {idx.shape} {idx.dtype.name}")
+    x, = args
+    if not 0 <= a.axis < len(x.shape):
+        raise AssertionError(f"argreduce of {x.shape} along axis {a.axis}")
     return tuple(n for i, n in enumerate(x.shape) if i != a.axis), dt.int64
 
 
-def _lower_argreduce(e, node, x, idx):
-    """One variadic reduce over (value, index) pairs. The winner of a pair is the larger value
-    (smaller for argmin), NaN beating every number as in numpy, ties going to the smaller index:
-    a total order, so the reduction's grouping cannot change the answer."""
+def _nan_side(kind):
+    return "high" if kind == "max" else "low"  # NaN wins, as in numpy
+
+
+def _lower_argreduce(e, node, x):
+    """One variadic reduce over (value, index) pairs, the indices an iota along the axis. A float
+    operand is reduced by its order key (`sort.emit_order_key`: NaN beats every number, the two
+    zeros tie, subnormals stay apart from zero), so the values compared are always integers. The
+    winner of a pair is the larger value (smaller for argmin), ties going to the smaller index: a
+    total order, so the reduction's grouping cannot change the answer."""
     kind, axis = node.attrs
+    if x.dtype.kind == "f":
+        x = emit_order_key(e, x, _nan_side(kind))
+    idx = e.op("stablehlo.iota", (), x.shape, dt.int64, f"iota_dimension = {axis} : i64")
     better = "GT" if kind == "max" else "LT"
     init_v = e.constant(lowest(x.dtype) if kind == "max" else highest(x.dtype), (), x.dtype)
     init_i = e.constant(np.iinfo(np.int64).max, (), dt.int64)  # loses every tie
@@ -219,10 +228,6 @@ def _lower_argreduce(e, node, x, idx):
         av, ai, bv, bi = a
         first = emit_compare(r, ai, bi, "LT")
         wins = OR.emit(r, emit_compare(r, av, bv, better), AND.emit(r, emit_compare(r, av, bv, "EQ"), first))
-        if x.dtype.kind == "f":
-            anan, bnan = emit_compare(r, av, av, "NE"), emit_compare(r, bv, bv, "NE")
-            bnum = NOT.emit(r, bnan)
-            wins = OR.emit(r, AND.emit(r, anan, OR.emit(r, bnum, first)), AND.emit(r, bnum, wins))
         return [emit_select(r, wins, av, bv), emit_select(r, wins, ai, bi)]
 
     region = e.region([x.dtype, dt.int64, x.dtype, dt.int64], body)
@@ -231,18 +236,21 @@ def _lower_argreduce(e, node, x, idx):
     return outs[1]
 
 
-def _argreduce(node, x, idx):
-    """The index that wins: larger (smaller for argmin) value, NaN beating every number, ties
-    to the smaller index; the index half of the reduction's init loses them all."""
+def _argreduce(node, x):
+    """The index that wins: larger (smaller for argmin) value (a float's order key:
+    `sort.host_order_key`), ties to the smaller index; the index half of the reduction's init
+    loses them all. The indices are a broadcast view of one arange (the lowering's iota)."""
     kind, axis = node.attrs
     last = np.iinfo(np.int64).max
     if x.shape[axis] == 0:
         return np.full(node.shape, last, np.int64)
+    if x.dtype.kind == "f":
+        x = host_order_key(x, node.args[0].dtype, _nan_side(kind))
+    along = [1] * x.ndim
+    along[axis] = x.shape[axis]
+    idx = np.arange(x.shape[axis], dtype=np.int64).reshape(along)
     best = (np.max if kind == "max" else np.min)(x, axis=axis, keepdims=True)
-    hit = x == best
-    if x.dtype.kind == "f":  # np.max/min propagate NaN
-        hit |= np.isnan(x) & np.isnan(best)
-    return np.min(np.where(hit, idx, typed(last, np.int64)), axis=axis)
+    return np.min(np.where(x == best, idx, typed(last, np.int64)), axis=axis)
 
 
 ARGREDUCE = OpDef("argreduce", attrs=("kind", "axis"), rule=_argreduce_rule, lower=_lower_argreduce,
@@ -250,5 +258,10 @@ ARGREDUCE = OpDef("argreduce", attrs=("kind", "axis"), rule=_argreduce_rule, low
 
 
 def argreduce(x, axis, kind):
-    """The index along `axis` of x's max (kind 'max') or min, as int64."""
-    return ARGREDUCE.bind((x, iota(x.shape, axis, dt.int64)), ARGREDUCE.Attrs(kind, axis))
+    """The index along `axis` of x's max (kind 'max') or min, as int64: ONE node (its order key
+    and indices are made inside: argmin was 13 nodes of a k-means step, its float key's 11, the
+    iota and the reduce)."""
+    return ARGREDUCE.bind((x,), memo(_arg_attrs, (kind, axis), ARGREDUCE.Attrs))
+
+
+_arg_attrs = {}  # (kind, axis) -> ARGREDUCE's attributes

@@ -59,23 +59,33 @@ def _key_type(d, attrs):
 
 
 def _lower_order_key(e, node, x):
-    """The formula's StableHLO, op for op as `order_key_nodes` lowers: bits, magnitude (bits &
-    max), the sign applied to the magnitude, NaN magnitudes (above +inf's) replaced."""
-    ity, shape = node.dtype, node.shape
-    inf_bits, nan_key = memo(_key_bounds, (x.dtype, ity, node.attrs.nan), _bounds)
+    return emit_order_key(e, x, node.attrs.nan)
+
+
+def emit_order_key(e, x, nan):
+    """The formula's StableHLO on an emitter value, op for op as `order_key_nodes` lowers: bits,
+    magnitude (bits & max), the sign applied to the magnitude, NaN magnitudes (above +inf's)
+    replaced. (Also inside argmin/argmax's one node: `reduce.ARGREDUCE`.)"""
+    ity, shape = dt.signed_of_bits(x.dtype.bits), x.shape
+    inf_bits, nan_key = memo(_key_bounds, (x.dtype, ity, nan), _bounds)
     bits = e.op("stablehlo.bitcast_convert", (x,), shape, ity)
     magnitude = AND.emit(e, bits, e.constant(int(np.iinfo(ity.np).max), (), ity))
     zero = e.constant(0, (), ity)
     key = emit_select(e, emit_compare(e, bits, zero, "LT"), SUBTRACT.emit(e, zero, magnitude), magnitude)
-    nan = emit_compare(e, magnitude, e.constant(inf_bits, (), ity), "GT")
-    return emit_select(e, nan, e.constant(nan_key, (), ity), key)
+    nan_at = emit_compare(e, magnitude, e.constant(inf_bits, (), ity), "GT")
+    return emit_select(e, nan_at, e.constant(nan_key, (), ity), key)
 
 
 def _order_key_evaluate(node, x):
+    return host_order_key(x, node.args[0].dtype, node.attrs.nan)
+
+
+def host_order_key(x, dtype, nan):
     """The formula's nodes' numpy evaluations, in order (bitcast: a view; and, compare, subtract,
-    select: the ufuncs and np.where of their rules)."""
-    ity = node.dtype.np
-    inf_bits, nan_key = memo(_key_bounds, (node.args[0].dtype, node.dtype, node.attrs.nan), _bounds)
+    select: the ufuncs and np.where of their rules), on the values `x` of a `dtype` node."""
+    ity = dt.signed_of_bits(dtype.bits)
+    inf_bits, nan_key = memo(_key_bounds, (dtype, ity, nan), _bounds)
+    ity = ity.np
     bits = np.asarray(x).view(ity)
     magnitude = np.bitwise_and(bits, ity.type(np.iinfo(ity).max))
     zero = np.asarray(0, ity)
