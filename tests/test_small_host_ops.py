@@ -260,3 +260,37 @@ def test_flush_denormals_sets_and_restores():
             assert (tiny * np.array([1.0]))[0] == 0.0
         assert mxcsr() == before
         assert (tiny * np.array([1.0]))[0] > 0.0
+
+
+# ---------------------------------------------------------------- x ** 2
+
+@pytest.mark.parametrize("npdt", [np.float32, np.float64])
+def test_power_by_two_is_powers_bits(npdt):
+    """The interpreter's x ** 2 (np.square) gives np.power's bits: random bit patterns (all
+    exponents, subnormals, NaN payloads), normal samples, special values; a 0-D base too."""
+    from lazyarray._ops import elementwise as E
+    rng = np.random.default_rng(11)
+    udt = np.uint32 if npdt is np.float32 else np.uint64
+    x = np.concatenate([rng.integers(0, np.iinfo(udt).max, 200_000, dtype=udt, endpoint=True).view(npdt),
+                        rng.standard_normal(100_000).astype(npdt),
+                        np.array([0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 1.0, -1.0], npdt),
+                        np.array([np.finfo(npdt).max, np.finfo(npdt).tiny, np.finfo(npdt).smallest_subnormal], npdt)])
+    node = Stub(E.POWER, (), (), x.shape, dt.float32 if npdt is np.float32 else dt.float64)
+    two = np.array(2.0, npdt)
+    with np.errstate(all="ignore"):
+        got, want = E._power(node, x, two), np.power(x, two)
+        assert got.tobytes() == want.tobytes()
+        for v in x[:50]:
+            base = np.array(v)
+            assert np.asarray(E._power(node, base, two)).tobytes() == np.asarray(np.power(base, two)).tobytes()
+        # other exponents (and an array exponent of 2s) take np.power as before
+        assert E._power(node, x, np.array(3.0, npdt)).tobytes() == np.power(x, np.array(3.0, npdt)).tobytes()
+        twos = np.full(x.shape, 2.0, npdt)  # (numpy's pow loop, not its scalar-2 one: other bits)
+        assert E._power(node, x, twos).tobytes() == np.power(x, twos).tobytes()
+
+
+def test_power_by_two_through_the_namespace():
+    import lazyarray as xp
+    x = np.random.default_rng(12).standard_normal((50, 7))
+    got = np.asarray(xp.asarray(x) ** 2)
+    assert got.tobytes() == np.power(x, 2.0).tobytes()
