@@ -294,3 +294,37 @@ def test_power_by_two_through_the_namespace():
     x = np.random.default_rng(12).standard_normal((50, 7))
     got = np.asarray(xp.asarray(x) ** 2)
     assert got.tobytes() == np.power(x, 2.0).tobytes()
+
+
+def test_decomposition_outputs_kept_while_the_operand_lives():
+    """A decomposition's siblings come from one LAPACK call; the memo entry goes with the operand."""
+    import gc
+    from lazyarray._ops import linalg as L
+    calls = []
+    real = lapack_host.KERNELS["svd"]
+
+    def counting(a, full, **kw):
+        calls.append(a.shape)
+        return real(a, full, **kw)
+    x = np.random.default_rng(5).standard_normal((30, 4))
+    leaf = Stub(None, (), (), x.shape, dt.float64)
+    operand = Stub(L.LINALG_OPERAND, (leaf,), (), x.shape, dt.float64)
+    nodes = [Stub(L.LINALG_KERNEL, (operand,), L.LINALG_KERNEL.Attrs("svd", (False,), "cpu", i), None, dt.float64)
+             for i in range(3)]
+    lapack_host.KERNELS["svd"] = counting
+    try:
+        before = len(L._host_outputs)
+        value = L._evaluate_operand(operand, x)
+        u, s, vt = [L._evaluate_kernel(n, value) for n in nodes]
+        assert len(calls) == 1 and len(L._host_outputs) == before + 1
+        want = np.linalg.svd(x, full_matrices=False)
+        np.testing.assert_allclose(np.abs(u), np.abs(want[0]), atol=1e-10)
+        np.testing.assert_allclose(s, want[1], rtol=1e-12)
+        del value
+        gc.collect()
+        assert len(L._host_outputs) == before
+        value = L._evaluate_operand(operand, x)  # a new operand value: a new call
+        L._evaluate_kernel(nodes[1], value)
+        assert len(calls) == 2
+    finally:
+        lapack_host.KERNELS["svd"] = real
