@@ -25,7 +25,6 @@ from __future__ import annotations
 import math
 import weakref
 
-import numpy as np
 
 from .. import _blas_threads, _dtypes as dt
 # (imported with the package, not at the first decomposition: it loads no SciPy itself, SciPy's
