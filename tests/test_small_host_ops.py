@@ -100,10 +100,11 @@ def test_window_rule():
     assert not bt.numpy_matmul_window(1, 2000, 1000, 1000)  # large: the user's own count
 
 
-def _other_threads_ticks():
-    """CPU clock ticks of this process's threads other than its Python threads (/proc)."""
+def _thread_ticks():
+    """{native thread id: CPU clock ticks} of this process's threads other than its Python
+    threads (/proc)."""
     python = {t.native_id for t in threading.enumerate()}  # (ours: idle or not, not OpenBLAS's)
-    total = 0
+    ticks = {}
     for tid in os.listdir("/proc/self/task"):
         if int(tid) in python:
             continue
@@ -112,25 +113,27 @@ def _other_threads_ticks():
                 fields = f.read().rsplit(")", 1)[1].split()
         except OSError:  # (a thread that ended meanwhile)
             continue
-        total += int(fields[11]) + int(fields[12])
-    return total
+        ticks[int(tid)] = int(fields[11]) + int(fields[12])
+    return ticks
 
 
-def _worker_ticks(fn, calls=2000):
-    time.sleep(0.3)  # (OpenBLAS's workers spin a while after their last work)
-    before = _other_threads_ticks()
+def _ticks_during(fn, calls):
+    """{thread id: ticks gained} over `calls` calls of fn (OpenBLAS's workers spin a while after
+    their last work: settled before and after)."""
+    time.sleep(0.3)
+    before = _thread_ticks()
     for _ in range(calls):
         fn()
     time.sleep(0.3)
-    return _other_threads_ticks() - before
+    return {tid: t - before.get(tid, 0) for tid, t in _thread_ticks().items()}
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="needs Linux /proc")
 def test_openblas_runs_window_free_products_on_one_thread():
     """The window rule's premise, observed: with numpy's OpenBLAS on 2 threads, the products the
-    rule leaves without a window never wake its worker thread (no CPU time over 2000 calls; a
-    woken worker spins for many clock ticks), while a larger one does; and the bits are those
-    of a one-thread run."""
+    rule leaves without a window never wake its worker threads (found first as the threads a
+    100x100x100 product, which the rule windows, does wake), over 2000 calls (a woken worker
+    spins for many clock ticks); and their bits are those of a one-thread run."""
     lib = bt._library("numpy")
     if lib is None or (os.cpu_count() or 1) < 2:
         pytest.skip("numpy's BLAS is not an OpenBLAS, or one core")
@@ -138,23 +141,27 @@ def test_openblas_runs_window_free_products_on_one_thread():
     rng = np.random.default_rng(3)
     try:
         lib._set(2)
+        big = rng.standard_normal((1, 100, 100))
+        assert bt.numpy_matmul_window(1, 100, 100, 100)
+        workers = {tid for tid, t in _ticks_during(lambda: np.matmul(big, big), 500).items() if t > 0}
+        assert workers  # the control: OpenBLAS does run a worker for a product the rule windows
         for m, k, n, same in [(8, 300, 8, True), (64, 64, 64, False), (8, 4000, 8, True), (181, 8, 181, True)]:
             assert not bt.numpy_matmul_window(1, m, n, k)
             b = rng.standard_normal((k, n))
             a = b.T[None] if same else rng.standard_normal((1, m, k))
             b = b[None]
-            ticks = _worker_ticks(lambda: np.matmul(a, b))
-            if ticks:  # (once more: another library's thread, e.g. XLA's, may have run meanwhile)
-                ticks = _worker_ticks(lambda: np.matmul(a, b))
+
+            def woken():
+                return sum(t for tid, t in _ticks_during(lambda: np.matmul(a, b), 2000).items() if tid in workers)
+            ticks = woken() or 0
+            if ticks:  # (once more: another library's thread among `workers` may have run meanwhile)
+                ticks = woken()
             assert ticks == 0, f"{m}x{k}x{n}: OpenBLAS's workers ran {ticks} ticks"
             threaded = np.matmul(a, b)
             lib._set(1)
             one = np.matmul(a, b)
             lib._set(2)
             assert threaded.tobytes() == one.tobytes()
-        big = rng.standard_normal((1, 100, 100))
-        assert bt.numpy_matmul_window(1, 100, 100, 100)
-        assert _worker_ticks(lambda: np.matmul(big, big), 500) > 0  # the control: threads do run
     finally:
         lib._set(saved)
 
