@@ -20,18 +20,20 @@ keep it alive); when only we hold it, the next flush takes in its last writes an
 Zero-copy reads (*shared* aliases). On the CPU, `np.asarray(x)` of a base array whose realized
 node nothing else holds (no other handle, no pending op, no view; checked by reference count
 once the family's class is swapped, so no other thread can take the node meanwhile) hands out
-the device buffer's own memory, writable: no copy. The two directions then hold without any
+the device buffer's own memory, or a host leaf's own value (`asarray`'s copy, an interpreter
+result nothing else holds: `_engine._host_leaf_view`), writable: no copy. The two directions then hold without any
 bookkeeping, since the numpy array IS the node's value: its writes are the node's, and nobody
 else can see the node. That lasts until the node is about to gain another user: any read of the
 holder's node (a lazy op on x, a view of x, a write to x, float(x), ...) first *unshares* the
-alias: the node gets a device copy of the memory's current value (`_engine.unshare`), the numpy
+alias: the node gets a copy of the memory's current value (`_engine.unshare`: a device buffer, or a
+host array for a host leaf), the numpy
 array keeps the old memory, and from then on it is an ordinary alias (compared at each read,
 refreshed at each write, as above). So a read that is only looked at costs nothing, and one that
 is used lazily afterwards costs the one copy a plain read always cost. While a numpy array over a
 buffer's memory lives, the buffer is lent (`_pool`): never reused or donated, even after its
 node died; the pool takes it back once the last numpy array over it is gone. `.shape`, `.dtype`
 and the like read the node without this (a numpy write changes neither). Elsewhere (another
-device, a mesh, a view's alias, a 0-D array, an interpreted value, a node with other users) the
+device, a mesh, a view's alias, a 0-D array, a host value held elsewhere, a node with other users) the
 alias is a host copy, as before.
 
 Costs of a copied alias: one host copy at export, then a comparison of the alias's bytes at each
