@@ -5,7 +5,8 @@ a numpy operand of an operator (`x + np.ones(3)`), a numpy index array (`y[idx]`
 the array layer so that the array object and indexing convert numpy values without calling up
 into the namespace. A 0-D value waits on the host (it is sent with the program that needs it:
 data, never part of the program's key); larger ones go to the device at once, so the user may
-mutate their copy.
+mutate their copy (`asarray` on one CPU device keeps its private copy on the host instead:
+`_creation_functions._host_copy_leaf`).
 """
 from __future__ import annotations
 
