@@ -18,23 +18,17 @@ from lazyarray import _ops as ops
 from lazyarray._ops import lapack_host
 from lazyarray._ops import linalg as L
 from lazyarray._array_object import Array
-from linalg_cases import decomposition_input as _input, output_specs as _specs
+from linalg_cases import DECOMPOSITION_CASES, decomposition_input as _input, output_specs as _specs, stacked_reference
 from tier_check import DEV, assert_close, assert_same, both, compile_always, leaf  # noqa: F401
 
 
 def _reference(name, params, x, specs):
     """Each matrix through the kernel on its own Fortran copy, outputs stacked: the path
     `decompose` took before it took the operand's layout as it is."""
-    outs = [np.empty(s, d) for s, d in specs]
-    for index in np.ndindex(*x.shape[:-2]):
-        for out, value in zip(outs, lapack_host.KERNELS[name](np.array(x[index], order="F"), *params)):
-            out[index] = value
-    return outs
+    return stacked_reference(name, params, x, specs)
 
 
-CASES = [("svd", (False,), (60, 7)), ("svd", (True,), (7, 12)), ("svdvals", (), (3, 9, 5)),
-         ("qr", (False,), (30, 6)), ("qr", (True,), (2, 8, 5)), ("lu", (), (9, 9)),
-         ("lu", (), (2, 6, 6)), ("cholesky", (), (8, 8)), ("eigh", (), (3, 7, 7)), ("eig", (), (6, 6))]
+CASES = DECOMPOSITION_CASES
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32", "complex128"])

@@ -14,7 +14,7 @@ import lazyarray as xp
 from lazyarray import _blas_threads
 from lazyarray._ops import lapack_host
 from lazyarray._ops import linalg as L
-from linalg_cases import decomposition_input as _input, output_specs as _specs
+from linalg_cases import DECOMPOSITION_CASES, decomposition_input as _input, output_specs as _specs, stacked_reference
 from tier_check import DEV, assert_same, both, compile_always  # noqa: F401
 
 
@@ -22,19 +22,12 @@ def _copied_reference(name, params, x, specs):
     """Each matrix on a Fortran copy of its own that the wrapper copies again (overwrite off), on
     the thread count and floating-point environment `decompose` sets (1 and 2 OpenBLAS threads
     give different bits for the larger calls)."""
-    outs = [np.empty(s, d) for s, d in specs]
     with _blas_threads.lapack_call(_blas_threads.decomposition_work(x.shape, x.dtype)), \
             lapack_host._flush_denormals():
-        for index in np.ndindex(*x.shape[:-2]):
-            for out, value in zip(outs, lapack_host.KERNELS[name](np.array(x[index], order="F"), *params)):
-                out[index] = value
-    return outs
+        return stacked_reference(name, params, x, specs)
 
 
-CASES = [("svd", (False,), (60, 7)), ("svd", (True,), (7, 12)), ("svdvals", (), (3, 9, 5)),
-         ("qr", (False,), (30, 6)), ("qr", (True,), (2, 8, 5)), ("lu", (), (9, 9)),
-         ("lu", (), (2, 6, 6)), ("cholesky", (), (8, 8)), ("eigh", (), (3, 7, 7)), ("eig", (), (6, 6)),
-         ("svd", (False,), (500, 20))]
+CASES = DECOMPOSITION_CASES + [("svd", (False,), (500, 20))]
 
 
 class _Spy:
