@@ -246,20 +246,15 @@ def exported_buffer(leaf, device):
     `input_buffer`, except that a 0-D host value gets a buffer of its own, never the one
     `host_buffer` shares between every small value of the same bytes (a consumer that writes
     through its view, torch's in-place ops on a dlpack tensor, must not change them all)."""
-    if leaf.buffer is None and not leaf.shape:
-        value = np.array(leaf.host, dtype=leaf.dtype.np)
-        leaf.buffer = _runtime.put(value, device._pjrt)
-        metrics.bytes_to_device += value.nbytes
-        leaf.host = None
-    return input_buffer(leaf, device)
+    return input_buffer(leaf, device, own=True)
 
 
-def input_buffer(leaf, device):
+def input_buffer(leaf, device, own=False):
     """A leaf's device buffer; a host leaf (a scalar, or a value the interpreter computed) is sent
-    once (a 0-D one through `host_buffer`'s cache, and it stays a host leaf)."""
+    once (a 0-D one through `host_buffer`'s cache, and it stays a host leaf, unless `own`)."""
     if leaf.buffer is None:
         value = np.asarray(leaf.host, dtype=leaf.dtype.np)
-        if not leaf.shape:  # (shared by every 0-D input of these bytes: never the leaf's own, see exported_buffer)
+        if not leaf.shape and not own:  # (shared by every 0-D input of these bytes: never the leaf's own)
             return host_buffer(value, device)
         leaf.buffer = _runtime.put(value, device._pjrt)
         metrics.bytes_to_device += value.nbytes
