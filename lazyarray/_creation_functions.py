@@ -16,7 +16,7 @@ from ._devices import check_device
 from ._typing import Any, DeviceLike, DType, Literal, Scalar, Shape, SupportsBufferProtocol
 from ._elementwise_functions import FUNCTIONS as _ELEMENTWISE
 from ._graph import leaf_from_host
-from ._host_data import leaf, numpy_leaf
+from ._host_data import leaf, normalized, numpy_leaf
 from ._nested_scalars import host_array, plain_scalars_only
 from ._sharding_place import moves, placed  # device=NamedSharding, and per-device dtypes
 
@@ -116,14 +116,9 @@ def _host_copy_leaf(obj, dtype):
     (`_engine.host_view`); a program that takes it as input sends it to the device once
     (`_run_program.input_buffer`). A device put costs ~7-10 us of thread CPU on 300x8 float64
     against ~1-2 us for the host copy, and reading a fresh device buffer back ~5-20 us more."""
-    if dtype is not None:
-        host = obj.astype(dtype.np, order="C")  # (astype always copies: a fresh array)
-    elif obj.dtype not in dt.NUMPY_DTYPES:
-        if obj.dtype.isnative or obj.dtype.newbyteorder("=") not in dt.NUMPY_DTYPES:
-            raise TypeError(f"numpy dtype {obj.dtype} has no Array API counterpart")
-        host = obj.astype(obj.dtype.newbyteorder("="), order="C")
-    else:
-        host = np.array(obj, order="C", copy=True)
+    host = normalized(obj, dtype)
+    if host is obj or host.base is not None:  # (not a fresh array of its own: cast, swapped, reordered)
+        host = np.array(host, copy=True)
     return leaf_from_host(host, host.shape, dt.from_numpy(host.dtype))
 
 

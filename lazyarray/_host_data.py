@@ -31,6 +31,13 @@ def leaf(host, device):
 def numpy_leaf(obj, device, dtype=None):
     """numpy's array of `obj` (an ndarray, or anything with `__array__`) as a leaf on `device`,
     cast to `dtype` when one is given; TypeError for a numpy dtype we have no counterpart of."""
+    return leaf(normalized(obj, dtype), device)
+
+
+def normalized(obj, dtype=None):
+    """numpy's array of `obj`, cast to `dtype` when one is given, else in native byte order,
+    C-ordered (`obj` itself when it already is); TypeError for a numpy dtype we have no
+    counterpart of."""
     host = np.asarray(obj)
     if dtype is not None:
         host = host.astype(dtype.np)
@@ -38,4 +45,4 @@ def numpy_leaf(obj, device, dtype=None):
         host = host.astype(host.dtype.newbyteorder("="))
     if host.dtype not in dt.NUMPY_DTYPES:
         raise TypeError(f"numpy dtype {host.dtype} has no Array API counterpart")
-    return leaf(np.asarray(host, order="C"), device)  # (ascontiguousarray makes 0-D 1-D)
+    return np.asarray(host, order="C")  # (ascontiguousarray makes 0-D 1-D)
