@@ -11,9 +11,12 @@ when its header says it is whole and ours:
 `read` returns None for anything else (the caller compiles again and `write` replaces the
 entry). `write` writes a file of its own name in the entry's directory and renames it over the
 entry (atomic on POSIX), so two processes storing one entry at once leave one whole file and a
-reader never sees half of one. After each write the directory is kept under
-`LAZYARRAY_CACHE_BYTES` by deleting the least recently used entries (a hit refreshes an entry's
-modification time); the small per-command files under `manifests/` (`_prefetch`: what a command's
+reader never sees half of one. The directory is kept under `LAZYARRAY_CACHE_BYTES` by deleting
+the least recently used entries (a hit refreshes an entry's modification time). Finding them
+walks the whole directory (a stat per file: tens of milliseconds in a per-user cache of thousands
+of entries, on the compile thread), so a process walks at its first write, then only when its
+own writes since the last walk could pass the bound or a minute has gone by (other processes'
+writes are seen then; each of them bounds its own writes the same way); the small per-command files under `manifests/` (`_prefetch`: what a command's
 last run used and learnt, rewritten at each run's exit) count and go by age too, so a stream of
 distinct commands cannot grow the directory past the bound. A directory that cannot be written (read-only, a file in its place, no
 permission) never breaks the user's program: the first failed write warns once (RuntimeWarning)
@@ -92,10 +95,11 @@ def write(path, payload, tag):
         return False
     directory = os.path.dirname(path)
     tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.{time.monotonic_ns()}.tmp"
+    data = encode(payload, tag)
     try:
         os.makedirs(directory, exist_ok=True)
         with open(tmp, "wb") as f:
-            f.write(encode(payload, tag))
+            f.write(data)
         os.replace(tmp, path)
     except OSError as exc:
         try:
@@ -105,8 +109,29 @@ def write(path, payload, tag):
         _note_unwritable(root, exc)
         return False
     if _config.cache_dir and _config.cache_max_bytes:
-        enforce_bound(_config.cache_dir, _config.cache_max_bytes)
+        _bound_after_write(_config.cache_dir, _config.cache_max_bytes, len(data))
     return True
+
+
+_WALK_EVERY_SECONDS = 60.0
+_since_walk = {}  # root -> [bytes there at the last walk + bytes this process wrote since, when walked]
+_since_walk_lock = threading.Lock()
+
+
+def _bound_after_write(root, max_bytes, written):
+    """`enforce_bound` after a write of `written` bytes, unless this process's count says the
+    directory is still under the bound and its last walk is recent (see the module docstring).
+    The count errs high (a rewritten entry counts twice), never low, for this process's writes."""
+    now = time.monotonic()
+    with _since_walk_lock:
+        known = _since_walk.get(root)
+        if known is not None and known[0] + written <= max_bytes and now - known[1] < _WALK_EVERY_SECONDS:
+            known[0] += written
+            return
+        _since_walk[root] = [max_bytes, now]  # (a writer meanwhile walks too: its count is full)
+    total = enforce_bound(root, max_bytes)
+    with _since_walk_lock:
+        _since_walk[root] = [total, now]
 
 
 def _note_unwritable(root, exc):
