@@ -257,10 +257,13 @@ def host_view(node, device, cause, sole_user):
     layout, or `sole_user(node)` (asked once the node is realized) says someone else holds it.
     The buffer is lent (`_pool`): never reused while the numpy array lives."""
     with _lock:
-        if node.op is not None:
-            _realize([node], device, cause)
-        buf = node.buffer
         shape = node.shape
+        if node.op is not None:
+            if _prod(shape) > _host_sync.SMALL:  # (what `_realize` does with it: no small host read)
+                _realize_program([node], device, cause)
+            else:
+                _realize([node], device, cause)
+        buf = node.buffer
         if buf is None and node.host is not None:
             return _host_leaf_view(node, device) if sole_user(node) else None
         if buf is None or device.platform != "cpu" or device.mesh is not None or not shape \
@@ -273,7 +276,7 @@ def host_view(node, device, cause, sole_user):
         if len(shape) == 1:  # (one layout: the view is made from the address alone)
             if not shape[0] or buf.dtype != npdt:
                 return None
-            view = _runtime.host_view(buf, vector=(shape, npdt.str))
+            view = _runtime.host_view(buf, vector=(shape, npdt))
         else:
             view = _runtime.host_view(buf, one_cpu_device=True)  # (checked above)
             if view is None or view.dtype != npdt or view.shape != shape:
