@@ -136,6 +136,10 @@ def _realize_program(targets, device, cause):
 def read_scalar(node, device, cause):
     """The value of a one-element node as a numpy scalar (bool(), int(), float(), ...): a sync
     when it is pending, then its element read without an intermediate host array."""
+    if node.op is None:  # (a host value: the element `x[i]` read when indexed, `_indexing`)
+        v = node.host
+        if type(v) is node.dtype.np.type:
+            return v
     with _lock:
         if node.op is not None:
             if _host_sync.usable(device):

@@ -26,15 +26,24 @@ it into an FMA; here it is rounded op by op, as numpy).
 
 Anything else (a bigger graph, another op, checked mode, debug, a mesh, an accelerator, or
 `LAZYARRAY_INTERPRET_FIRST=0`, which asks for compiled programs) takes the engine's usual path.
+
+The probe's element is computed even earlier, when it is indexed (`element_now`): `x[i]` of a
+large pending array whose element is a few exact ops on leaves becomes a 0-D host value at once
+(x stays pending), so `any` and `bool` after it read a host value with no graph at all. Scalar
+ops on two numpy scalars of one real dtype run by numpy's scalar math (`scalar_evaluate`: the
+same operation as the ufunc, without its ~0.7 us dispatch).
 """
 from __future__ import annotations
+
+import operator
+import weakref
 
 import numpy as np
 
 from . import _checks, _config, _verify
 from ._interpret import leaf_value, numpy_errors_loud, numpy_errors_quiet
 from . import _ops as ops
-from ._graph import pending
+from ._graph import lock as _lock, pending
 from ._metrics import metrics
 from ._ops.core import node_value
 from ._ops.reduce import REDUCE
@@ -188,14 +197,20 @@ def run_leaf_op(node):
     for a in node.args:
         if a.op is not None:
             return None
-        values.append(_leaf(a))
+        v = a.host
+        if not shape and type(v) is a.dtype.np.type:  # (a 0-D read's element `t[i]`: as it is)
+            values.append(v)
+        elif not shape and type(v) is np.ndarray and not v.shape and v.dtype is a.dtype.np:
+            values.append(v[()])  # (a 0-D host value as its numpy scalar: `scalar_evaluate`)
+        else:
+            values.append(_leaf(a))
     try:
         if op in _SILENT:
-            r = op.evaluate(node, *values)
+            r = scalar_evaluate(op, node, values)
         else:
             quiet = numpy_errors_quiet()
             try:
-                r = op.evaluate(node, *values)
+                r = scalar_evaluate(op, node, values)
             finally:
                 numpy_errors_loud(quiet)
     except Exception:  # noqa: BLE001 - the usual path reports it, at this same call
@@ -212,6 +227,33 @@ def run_leaf_op(node):
 
 
 _PY_SCALARS = frozenset({float, int, bool, complex})
+
+# Exact binary ops on two numpy scalars of one real dtype, by numpy's scalar math (Python's
+# operator on the numpy scalars: the same IEEE operation in the same type as the ufunc, whose
+# dispatch costs ~0.7 us of a scalar op's ~0.8; a result of the same type). Integers wrap as the
+# ufunc does (numpy's overflow warning is off wherever these run: `numpy_errors_quiet`; compare
+# and select never set it). Float16 is left to the ufunc (its scalar math goes through float32).
+# Checked against `OpDef.evaluate` bit for bit: tests/test_scalar_reads_s11.py.
+_SCALAR_MATH = {ops.ADD: operator.add, ops.SUBTRACT: operator.sub, ops.MULTIPLY: operator.mul}
+_SCALAR_COMPARE = {"EQ": operator.eq, "NE": operator.ne, "LT": operator.lt, "LE": operator.le,
+                   "GT": operator.gt, "GE": operator.ge}
+_SCALAR_TYPES = frozenset({np.float32, np.float64, np.int8, np.int16, np.int32, np.int64,
+                           np.uint8, np.uint16, np.uint32, np.uint64})
+
+
+def scalar_evaluate(op, node, values):
+    """`op.evaluate(node, *values)`, by numpy's scalar math where that is the same operation
+    (`_SCALAR_MATH`: two numpy scalars of one real dtype, float16 aside)."""
+    if len(values) == 2:
+        a, b = values
+        t = type(a)
+        if t is type(b) and t in _SCALAR_TYPES:
+            f = _SCALAR_MATH.get(op)
+            if f is None and op is ops.COMPARE:
+                f = _SCALAR_COMPARE[node.attrs.direction]
+            if f is not None:
+                return f(a, b)
+    return op.evaluate(node, *values)
 
 # id(buffer) -> (the buffer, numpy's view of its memory): a CPU device leaf read by small reads
 # again and again (the `x` of `x * 2.0 + 1.0`, the base of every probe) is viewed once, not
@@ -415,7 +457,7 @@ class _Evaluator:
                     values.append(m if m is not None else self._pushed(a, ()))
                 else:
                     values.append(self.whole(a))
-            v = op.evaluate(node, *values)
+            v = scalar_evaluate(op, node, values)
             # the evaluation gave a value of the node's dtype: a numpy scalar (the common case:
             # one type test), or a 0-D array; anything else is converted, and checked
             npdt = node.dtype.np
@@ -505,3 +547,121 @@ _PUSH = {
 # ops whose element at an index `_pushed` computes from its operands' elements: a one-element
 # node of these is pushed through, never computed whole (a scalar read computes one element)
 _PUSHABLE = frozenset(_ELEMENTWISE) | frozenset(_PUSH)
+
+
+# ---------------------------------------------------------------- an element read when indexed
+# `x[i]` of a large pending array whose element is a few exact ops on leaves (the probe's
+# `reshape(y, -1)[0]` of `y = a * 2 + 1`) is computed when it is indexed, by the same evaluations
+# as a read's (`_Evaluator._pushed`), into a 0-D host value: the read that follows has no graph
+# to walk, and `x` stays pending (its later program still fuses it). Only what a later read would
+# also leave pending is computed: nodes of more than SMALL elements, pushed through, and leaves;
+# a graph with anything else (a small computed node: a read would compute it whole and realize
+# the live arrays on it; an op not in EXACT; more than ELEMENT_OPS ops) is left to record the
+# usual nodes, having cost at most ELEMENT_OPS evaluations, once per node (`_refused`).
+ELEMENT_OPS = 8
+_refused = [None]  # a weak reference to the last node an element read gave up on
+
+
+def element_now(node, idx, device):
+    """node[idx] (idx: a tuple of Python ints within node.shape; node: a pending node of more
+    than SMALL elements on `device`) as the numpy scalar of node's dtype, computed now; None
+    where the graph is not one for this path (nothing then changed)."""
+    if node.op not in _AT:  # (a cheap refusal first: a float sum, an exp, a gather, ...)
+        return None
+    refused = _refused[0]
+    if refused is not None and refused() is node:
+        return None
+    if not usable(device) or not _lock.acquire(False):  # (a sync running elsewhere: record)
+        return None
+    quiet = numpy_errors_quiet()
+    try:
+        if node.op is None:  # (realized by another thread meanwhile)
+            return None
+        seen = ([], []) if _config.verify else None
+        v = _at(node, idx, [ELEMENT_OPS], seen)
+        if seen is not None:  # the graph verifier, on the nodes evaluated
+            _verify.verify(*seen)
+        metrics.host_element_reads += 1
+        return v
+    except Exception:  # noqa: BLE001 - not one for this path, or an error the usual path reports
+        _refused[0] = weakref.ref(node)
+        return None
+    finally:
+        numpy_errors_loud(quiet)
+        _lock.release()
+
+
+def _at(node, idx, budget, seen):
+    """node[idx] for `element_now`, node a computed node: a numpy scalar of node's dtype.
+    Raises _Fallback (or the evaluation's error) where the graph is not one for this path."""
+    op = node.op
+    n = 1
+    for s in node.shape:
+        n *= s
+    if n <= SMALL or (op not in _PLAIN and not _takes(node)):
+        raise _Fallback
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise _Fallback
+    args = node.args
+    if op in _ELEMENTWISE:
+        shape = node.shape
+        values = []
+        for a in args:
+            if a.op is not None:
+                if a.shape != shape:  # (a small computed operand: a read computes it whole)
+                    raise _Fallback
+                values.append(_at(a, idx, budget, seen))
+                continue
+            v = a.host  # a leaf: its element, or its 0-D value, as a numpy scalar
+            t = type(v)
+            if a.shape:
+                if t is not np.ndarray or v.dtype is not a.dtype.np or v.shape != a.shape:
+                    v = _leaf(a)
+                values.append(v[idx])
+            elif t is a.dtype.np.type:
+                values.append(v)
+            elif t in _PY_SCALARS:
+                values.append(_scalar_of(a, v))
+            else:
+                values.append(_leaf(a)[()])
+        v = scalar_evaluate(op, node, values)
+        npdt = node.dtype.np
+        if type(v) is not npdt.type:  # (as `_Evaluator._pushed`: a numpy scalar of the dtype)
+            if type(v) is not np.ndarray or v.dtype is not npdt:
+                v = np.asarray(v, dtype=npdt)
+            if v.shape:
+                node_value(v, node, ())  # (raises: an evaluation that disagrees with its op's rule)
+            v = v[()]
+    else:
+        x = args[0]
+        if op is ops.RESHAPE:  # (row-major index arithmetic, as `_push_reshape`)
+            flat = 0
+            for i, m in zip(idx, node.shape):
+                flat = flat * m + i
+            inner = []
+            for m in reversed(x.shape):
+                flat, i = divmod(flat, m)
+                inner.append(i)
+            inner = tuple(reversed(inner))
+        elif op is ops.TRANSPOSE:
+            inner = [0] * len(x.shape)
+            for k, p in enumerate(node.attrs.perm):
+                inner[p] = idx[k]
+            inner = tuple(inner)
+        elif op is ops.BROADCAST_IN_DIM and x.op is None:  # (of a leaf only: a computed one is small)
+            inner = tuple(0 if m == 1 else idx[d] for m, d in zip(x.shape, node.attrs.dims))
+        else:
+            raise _Fallback
+        if x.op is not None:
+            v = _at(x, inner, budget, seen)
+        else:
+            v = _leaf(x)[inner]
+    if seen is not None:
+        seen[0].append(node)
+        seen[1].extend(a for a in args if a.op is None)
+    return v
+
+
+# the ops `_at` pushes an index through
+_AT = frozenset(_ELEMENTWISE) | {ops.RESHAPE, ops.TRANSPOSE, ops.BROADCAST_IN_DIM}

@@ -13,7 +13,7 @@ import numpy as np
 
 from . import _dtypes as dt
 from . import _ops as ops
-from . import _views
+from . import _host_sync, _views
 from ._advanced_indexing import getitem_advanced, setitem_advanced
 from ._array_object import Array, _View, check_writable, strides_of
 from ._basic_indexing import (
@@ -166,6 +166,13 @@ def _element(x, node, i):
         elif device.platform == "cpu" and device.mesh is None:
             metrics.host_element_reads += 1
             return Array._wrap(leaf_from_host(np.asarray(node.buffer)[i], (), node.dtype), device)
+    elif n > _host_sync.SMALL:
+        # a large pending x whose element is a few exact ops on leaves (the is_lazy_array
+        # probe's `reshape(y, -1)[0]`): that element computed now, x left pending (`_host_sync.
+        # element_now`; None for any other graph, which records the nodes below)
+        v = _host_sync.element_now(node, (i,), device)
+        if v is not None:
+            return Array._wrap(leaf_from_host(v, (), node.dtype), device)
     if n == 1:  # (the slice is the whole axis: slice_read's reshape alone)
         return Array._wrap(slice_read(node, [_Axis(i, 1, 1, 1, True)], ()), device)
     # slice_read's two nodes for this key, bound at once: dynamic_slice(node, [start], (1,)) of

@@ -35,7 +35,7 @@ class Metrics:
         self.interpret_seconds = 0.0
         self.host_syncs = 0             # small reads computed on the host without a program (_host_sync)
         self.host_sync_ops = 0          # ops those reads evaluated
-        self.host_element_reads = 0     # x[i] of a computed array read at once into a host scalar (_indexing)
+        self.host_element_reads = 0     # x[i] read at once into a host scalar: of a computed array, or of a large pending one (_indexing, _host_sync.element_now)
         self.zero_copy_reads = 0        # np.asarray reads handed the device buffer's memory (_engine.host_view)
         self.short_syncs = 0            # program syncs on the short path (_run_program._run_cached_one)
         self.interpreter_errors = []    # interpreter failures (the graph was compiled instead)

@@ -9,7 +9,7 @@ from ._array_object import Array
 from ._elementwise_functions import not_equal, subtract
 from ._helpers import check_array, normalize_axes, normalize_axis
 from ._manipulation_functions import concat
-from ._graph import bind as _bind
+from ._graph import bind as _bind, leaf_from_host
 from ._ops.core import memo
 from ._ops.reduce import REDUCE
 from ._typing import Axis
@@ -21,6 +21,13 @@ def _truth(x, axis, keepdims, kind):
         # the conversion's attributes and the reduction's built once
         node = x._node
         shape = node.shape
+        if not shape and node.op is None and node.dtype is not dt.bool:
+            # a 0-D host value (the is_lazy_array probe's element, read when indexed): its truth
+            # now, as a 0-D host leaf (the convert's host evaluation, `_ops.elementwise._convert`:
+            # x != 0; NaN is true, -0.0 false, a complex value true when either part is nonzero)
+            v = node.host
+            if type(v) is node.dtype.np.type:
+                return Array._wrap(leaf_from_host(v != 0, (), dt.bool), x._device)
         if node.dtype is not dt.bool:  # (the rules' results: an elementwise convert keeps the shape)
             node = _bind(ops.CONVERT, (node,), _TO_BOOL, shape, dt.bool)
         if shape:  # (every axis reduced: a 0-D result)

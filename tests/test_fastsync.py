@@ -116,9 +116,11 @@ def test_probe_reads_one_element_and_leaves_the_array_pending(start, verifying):
     base_np = np.arange(100.0) + start
     base = xp.asarray(base_np)
     y = base * 2.0 + 1.0
-    host, execs = metrics.host_syncs, metrics.executions
+    host, execs, reads = metrics.host_syncs, metrics.executions, metrics.host_element_reads
     assert _probe(y) == bool(np.any(np.reshape(base_np * 2.0 + 1.0, (-1,))[0]))
-    assert metrics.host_syncs == host + 1 and metrics.executions == execs
+    # (the element is computed when indexed, `_host_sync.element_now`: no sync, no program)
+    assert metrics.host_syncs == host and metrics.host_element_reads == reads + 1
+    assert metrics.executions == execs
     assert y._pending_node().op is not None, "the probe computed y whole"
     np.testing.assert_array_equal(np.asarray(y), base_np * 2.0 + 1.0)
 

@@ -135,16 +135,19 @@ def test_small_outputs_do_not_ask_the_pool(compiled_now, monkeypatch):
 
 
 def test_probe_read_keeps_the_array_pending_and_fused():
-    """array-api-compat's `is_lazy_array` probe on a pending array is a small host read that leaves
-    the array pending; its later read computes multiply and add in one interpreter run."""
+    """array-api-compat's `is_lazy_array` probe on a pending array reads one element on the host
+    (when indexed: `_host_sync.element_now`) and leaves the array pending; its later read
+    computes multiply and add in one interpreter run."""
     xp.clear_cache()
     base_np = np.arange(100.0) - 3.0
     base = xp.asarray(base_np)
     y = base * 2.0 + 1.0
     syncs, runs = metrics.host_syncs, metrics.interpreted + metrics.executions
+    reads = metrics.host_element_reads
     probe = bool(xp.any(xp.reshape(y, (-1,))[0]))
     assert probe == bool(np.any(np.reshape(base_np * 2.0 + 1.0, (-1,))[0]))
-    assert metrics.host_syncs == syncs + 1 and metrics.interpreted + metrics.executions == runs
+    assert metrics.host_syncs == syncs and metrics.host_element_reads == reads + 1
+    assert metrics.interpreted + metrics.executions == runs
     assert y._node.op is not None  # still pending
     np.testing.assert_array_equal(np.asarray(y), base_np * 2.0 + 1.0)
     assert metrics.interpreted + metrics.executions == runs + 1  # one run for the whole of y

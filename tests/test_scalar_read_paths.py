@@ -1,0 +1,227 @@
+"""Scalar reads (issue 11, target 3), session 11: an element of a large pending array computed
+when it is indexed (`_host_sync.element_now`: array-api-compat's is_lazy_array probe), `any`/`all`
+of a 0-D host value taken at once, and exact scalar ops by numpy's scalar math
+(`_host_sync.scalar_evaluate`). Values are compared with numpy (bit for bit), and each test
+checks which path ran through the metrics or the graph, never by timing."""
+import threading
+
+import numpy as np
+import pytest
+
+import lazyarray as xp
+from lazyarray import _config, _graph, _host_sync
+from lazyarray import _ops as ops
+from lazyarray._interpret import numpy_errors_loud, numpy_errors_quiet
+from lazyarray._metrics import metrics
+
+
+@pytest.fixture
+def tiered(monkeypatch):
+    """The default tiers (the conformance conftest may switch the interpreter tier off)."""
+    monkeypatch.setattr(_config, "interpret_first", 2)
+
+
+@pytest.fixture(params=["verify", "plain"])
+def verifying(request, monkeypatch):
+    monkeypatch.setattr(_config, "verify", request.param == "verify")
+
+
+def _bits(v):
+    return np.asarray(v).tobytes()
+
+
+# ---------------------------------------------------------------- scalar math == the ufunc
+
+_SPECIAL_FLOATS = [0.0, -0.0, 1.0, -2.5, 3.0e38, -3.0e38, 1e-310, -1e-40, np.inf, -np.inf, np.nan, 7.0]
+
+
+def _samples(npdt):
+    if np.dtype(npdt).kind == "f":
+        with np.errstate(all="ignore"):
+            return [npdt(v) for v in _SPECIAL_FLOATS]
+    info = np.iinfo(npdt)
+    return [npdt(v) for v in (0, 1, 3, info.max, info.min, info.max - 1, info.min + 1, 100 % (int(info.max) + 1))]
+
+
+@pytest.mark.parametrize("npdt", [np.float32, np.float64, np.int8, np.int16, np.int32, np.int64,
+                                  np.uint8, np.uint16, np.uint32, np.uint64])
+@pytest.mark.parametrize("what", ["add", "subtract", "multiply", "LT", "LE", "GT", "GE", "EQ", "NE"])
+def test_scalar_math_is_the_ufunc_bit_for_bit(npdt, what):
+    """Every pair of special values (NaN, infinities, signed zeros, subnormals, the integer
+    limits: overflow wraps): numpy's scalar math gives the evaluation's value, of its type."""
+    x, y = xp.asarray(np.zeros((), npdt)), xp.asarray(np.zeros((), npdt))
+    node = getattr(xp, {"LT": "less", "LE": "less_equal", "GT": "greater", "GE": "greater_equal",
+                        "EQ": "equal", "NE": "not_equal"}.get(what, what))(x, y)._node
+    op = node.op
+    assert op in (ops.ADD, ops.SUBTRACT, ops.MULTIPLY, ops.COMPARE)
+    samples = _samples(npdt)
+    quiet = numpy_errors_quiet()
+    try:
+        for a in samples:
+            for b in samples:
+                fast = _host_sync.scalar_evaluate(op, node, [a, b])
+                want = op.evaluate(node, np.asarray(a), np.asarray(b))
+                assert type(fast) is np.asarray(want).dtype.type, (a, b)
+                assert _bits(fast) == _bits(want), (what, a, b, fast, want)
+    finally:
+        numpy_errors_loud(quiet)
+
+
+def test_scalar_math_leaves_other_operands_to_the_evaluation():
+    """float16, mixed types and 0-D arrays take `op.evaluate` itself."""
+    x = xp.asarray(np.float16(1.5))
+    node = (x + x)._node
+    assert type(_host_sync.scalar_evaluate(node.op, node, [np.float16(1.5), np.float16(0.25)])) is np.float16
+    v = _host_sync.scalar_evaluate(node.op, node, [np.asarray(np.float16(1.5)), np.float16(0.25)])
+    assert float(v) == 1.75
+
+
+# ---------------------------------------------------------------- an element when indexed
+
+def _graphs(base_np):
+    """(name, lazy function, numpy function): elementwise graphs of exact ops over leaves."""
+    return [
+        ("affine", lambda b: b * 2.0 + 1.0, lambda b: b * 2.0 + 1.0),
+        ("cmp", lambda b: b > 3.0, lambda b: b > 3.0),
+        ("where", lambda b: xp.where(b > 0.0, b - 1.0, -b), lambda b: np.where(b > 0.0, b - 1.0, -b)),
+        ("two leaves", lambda b: b * b - b, lambda b: b * b - b),
+    ]
+
+
+@pytest.mark.parametrize("npdt", [np.float64, np.float32])
+def test_element_of_a_large_pending_array_when_indexed(tiered, verifying, npdt):
+    base_np = (np.arange(100.0) * 0.37 - 11.0).astype(npdt)
+    base_np[5], base_np[6] = np.nan, -0.0
+    base = xp.asarray(base_np)
+    for name, lazy, eager in _graphs(base_np):
+        y = lazy(base)
+        want = eager(base_np)
+        for i in (0, 5, 6, 17, 99, -1, -100):
+            reads = metrics.host_element_reads
+            e = y[i]
+            assert metrics.host_element_reads == reads + 1, name
+            assert e._node.op is None and e.shape == () and e.dtype == y.dtype  # a host value
+            assert _bits(np.asarray(e)) == _bits(want[i]), (name, i)
+        assert y._node.op is not None, name  # y stays pending: its program still fuses it
+        assert _bits(np.asarray(y)) == _bits(want)
+
+
+@pytest.mark.parametrize("npdt", [np.int8, np.int32, np.uint8, np.int64])
+def test_integer_elements_wrap_as_the_program(tiered, npdt):
+    info = np.iinfo(npdt)
+    base_np = (np.arange(80) * 37 % (int(info.max) // 2 + 1)).astype(npdt)
+    base_np[3] = info.max
+    base = xp.asarray(base_np)
+    y = base * base + base - base * base * base
+    with np.errstate(all="ignore"):
+        want = base_np * base_np + base_np - base_np * base_np * base_np
+    for i in (0, 3, 79):
+        reads = metrics.host_element_reads
+        assert int(y[i]) == int(want[i])
+        assert metrics.host_element_reads == reads + 1
+    np.testing.assert_array_equal(np.asarray(y), want)
+
+
+def test_element_through_reshape_transpose_and_broadcast(tiered, verifying):
+    m_np = np.arange(120.0).reshape(8, 15) * 0.5 - 7.0
+    row_np = np.linspace(-1.0, 1.0, 15)
+    m, row = xp.asarray(m_np), xp.asarray(row_np)
+    flat = xp.reshape(xp.permute_dims(m * 3.0 - row, (1, 0)), (-1,))
+    want = np.reshape(np.transpose(m_np * 3.0 - row_np), (-1,))
+    for k in (0, 1, 7, 8, 119, 60):
+        reads = metrics.host_element_reads
+        assert float(flat[k]) == want[k]
+        assert metrics.host_element_reads == reads + 1
+
+
+def test_graphs_this_path_leaves_to_the_read(tiered):
+    """A small pending array (a read computes it whole and realizes it), an op that is not exact
+    on the host (exp), a sum, a written array and a graph past ELEMENT_OPS record the usual nodes
+    and read the same values."""
+    base_np = np.linspace(-2.0, 2.0, 100)
+    base = xp.asarray(base_np)
+    deep, deep_np = base, base_np
+    for _ in range(_host_sync.ELEMENT_OPS + 2):
+        deep, deep_np = deep * 1.5 - 0.25, deep_np * 1.5 - 0.25
+    written = base * 2.0
+    written[7] = 5.0
+    written_np = base_np * 2.0
+    written_np[7] = 5.0
+    cases = [
+        (xp.asarray(base_np[:10]) * 2.0, base_np[:10] * 2.0),
+        (xp.exp(base), np.exp(base_np)),
+        (xp.cumulative_sum(base), np.cumsum(base_np)),
+        (written, written_np),
+        (deep, deep_np),
+    ]
+    for y, want in cases:
+        reads = metrics.host_element_reads
+        e = y[7]
+        assert e._node.op is not None and metrics.host_element_reads == reads  # recorded
+        assert float(e) == pytest.approx(want[7], rel=1e-15)
+        assert float(y[-1]) == pytest.approx(want[-1], rel=1e-15)
+
+
+def test_a_refused_graph_is_not_tried_again(tiered):
+    base = xp.asarray(np.ones(100))
+    deep = base
+    for _ in range(_host_sync.ELEMENT_OPS + 1):
+        deep = deep + 1.0
+    deep[0]  # tried, refused (over budget)
+    assert _host_sync._refused[0]() is deep._node
+    ops_before = metrics.host_sync_ops
+    e = deep[1]
+    assert e._node.op is not None and metrics.host_sync_ops == ops_before
+    assert float(e) == _host_sync.ELEMENT_OPS + 2
+
+
+def test_a_sync_running_in_another_thread_leaves_the_index_recorded(tiered):
+    base_np = np.arange(100.0)
+    y = xp.asarray(base_np) * 3.0
+    held, release = threading.Event(), threading.Event()
+
+    def hold():
+        with _graph.lock:
+            held.set()
+            release.wait(10)
+
+    t = threading.Thread(target=hold)
+    t.start()
+    try:
+        assert held.wait(10)
+        e = y[4]  # the engine lock is held elsewhere: the usual nodes, never a wait
+        assert e._node.op is not None
+    finally:
+        release.set()
+        t.join()
+    assert float(e) == 12.0 and float(y[5]) == 15.0
+
+
+def test_probe_value_and_fusion(tiered):
+    """array-api-compat's is_lazy_array probe: no sync at all, y pending, then one run for y."""
+    for value in (0.0, -0.0, np.nan, np.inf, 2.5):
+        base_np = np.full(90, value)
+        y = xp.asarray(base_np) * 1.0 + 0.0
+        syncs, runs = metrics.host_syncs, metrics.interpreted + metrics.executions
+        assert bool(xp.any(xp.reshape(y, (-1,))[0])) == bool(np.any((base_np * 1.0 + 0.0)[0]))
+        assert bool(xp.all(xp.reshape(y, (-1,))[0])) == bool(np.all((base_np * 1.0 + 0.0)[0]))
+        assert (metrics.host_syncs, metrics.interpreted + metrics.executions) == (syncs, runs)
+        assert y._node.op is not None
+        assert _bits(np.asarray(y)) == _bits(base_np * 1.0 + 0.0)
+
+
+# ---------------------------------------------------------------- any/all of a 0-D host value
+
+@pytest.mark.parametrize("value", [0.0, -0.0, np.nan, np.inf, -2.5, 1e-310, 0, 7, -1, np.uint8(0),
+                                   np.uint64(2 ** 63), 0j, 1j, complex(np.nan, 0.0), complex(0.0, -0.0),
+                                   True, False])
+def test_any_all_of_a_host_scalar(value):
+    a_np = np.asarray(value)
+    t = xp.asarray(np.stack([a_np, a_np]))
+    e = t[1]  # a 0-D host value (the element of a computed array)
+    assert e._node.op is None
+    for fn, ref in ((xp.any, np.any), (xp.all, np.all)):
+        r = fn(e)
+        assert r.dtype == xp.bool and r.shape == ()
+        assert bool(r) == bool(ref(a_np))
+        assert np.asarray(r).item() == bool(ref(a_np))
