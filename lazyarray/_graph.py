@@ -530,26 +530,40 @@ class Plan:
         """The structural key: the signature and the outputs' positions (`StructuralKey`)."""
         sig = self.sig
         index = self.index
-        sig.append(tuple([index[id(o)] for o in outputs]))
+        outs = tuple([index[id(o)] for o in outputs])
+        sig.append(outs)
         try:
             key = StructuralKey(sig)
         finally:
             sig.pop()
+        # A structure seen lately (a loop's cut or chunk, a repeated read) is found by a cheap
+        # fingerprint and then compared in full: equal keys are interchangeable, and the compare
+        # costs what the interning lookup's compare would, without hashing every entry first
+        # (~half of a long key's cost: ~50 ns a node of a 1000-node cut).
+        near = (len(sig), outs, sig[-1]) if sig else None
+        known = _recent.get(near)
+        if known is not None and known == key:
+            return known
         key._hash = _tuple_hash(key)  # (now: a first lookup that raised AttributeError cost ~1-2 us)
         # one object per structure: a sync looks its key up in several dicts (`state.programs`,
         # `state.replays`, ...), and each lookup of an equal but distinct key compares the two
         # element by element (~1 us for a small graph); the interned one is matched by identity
         known = _interned.get(key)
-        if known is not None:
-            return known
-        if len(_interned) >= INTERNED_KEYS:
-            del _interned[next(iter(_interned))]  # (the oldest: one cache's worth is kept)
-        _interned[key] = key
-        return key
+        if known is None:
+            if len(_interned) >= INTERNED_KEYS:
+                del _interned[next(iter(_interned))]  # (the oldest: one cache's worth is kept)
+            known = _interned[key] = key
+        if len(_recent) >= RECENT_KEYS:
+            _recent.clear()
+        _recent[near] = known
+        return known
 
 
 _interned = {}  # StructuralKey -> itself: the object `Plan.key` returns for that structure
 INTERNED_KEYS = 1024
+# (entries, output positions, last entry) -> the interned key last made with them (`Plan.key`)
+_recent = {}
+RECENT_KEYS = 256
 
 
 class StructuralKey(tuple):
