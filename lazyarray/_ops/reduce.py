@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtypes as dt
-from .core import OpDef, memo, typed
+from .core import OpDef, memo, prepared, typed
 from .elementwise import ADD, AND, MAXIMUM, MINIMUM, MULTIPLY, NOT, OR, emit_compare, emit_select
 from .sort import emit_order_key, host_order_key
 
@@ -69,8 +69,8 @@ def _host_covers(node):
 def _fix_zero_sign(result, x, kind, axis, accumulate):
     """max/min of floats: +0.0 beats -0.0 in max, -0.0 beats +0.0 in min (numpy returns the
     first of two equal zeros, XLA's maximum/minimum order them)."""
-    if kind not in ("max", "min") or x.dtype.kind != "f":
-        return result
+    if kind not in ("max", "min") or x.dtype.kind != "f" or not (result == 0).any():
+        return result  # (only a zero result can take the other sign: a test on the result alone)
     want = (x == 0) & (~np.signbit(x) if kind == "max" else np.signbit(x))
     if accumulate:
         present = np.logical_or.accumulate(want, axis=axis) if want.size else want
@@ -111,6 +111,24 @@ def _lower_reduce(e, node, x):
                 f"dimensions = array<i64: {', '.join(map(str, node.attrs.dims))}>", _region(e, r, x.dtype))
 
 
+def _prepare_reduce(node):
+    """A reduction's host step with its ufunc, identity and zero-sign rule decided once
+    (`core.prepared`): the same ufunc call as `_reduce`, so the same bits; ~2 us less a call."""
+    kind, dims = node.attrs
+    d, r = node.dtype, REDUCERS[kind]
+    reduce, npdt, initial = r.host_ufunc(d).reduce, d.np, r.init(d)[()]
+    if kind in ("max", "min") and d.kind == "f":
+        def reduce_signed_zeros(x):
+            return _fix_zero_sign(np.asarray(reduce(x, axis=dims, dtype=npdt, initial=initial), npdt),
+                                  x, kind, dims, False)
+        return reduce_signed_zeros
+
+    def reduce_step(x):
+        return reduce(x, axis=dims, dtype=npdt, initial=initial)  # (a 0-D result: HostProgram converts it)
+    return reduce_step
+
+
+@prepared(_prepare_reduce)
 def _reduce(node, x):
     kind, dims = node.attrs
     d, r = node.dtype, REDUCERS[kind]
@@ -175,6 +193,26 @@ def _lower_cumulative(e, node, x):
                 f"padding = dense<[{pad_text}]> : tensor<{n}x2xi64>", _region(e, r, x.dtype))
 
 
+def _prepare_cumulative(node):
+    """`_cumulative`'s step with its initial slice (read-only), ufunc and tail slice made once
+    (`core.prepared`): the same accumulate over the same values."""
+    kind, axis = node.attrs
+    d, r = node.dtype, REDUCERS[kind]
+    first_shape = list(node.args[0].shape)
+    first_shape[axis] = 1
+    init = np.full(first_shape, r.init(d), d.np)
+    init.flags.writeable = False
+    accumulate, concatenate, npdt = r.host_ufunc(d).accumulate, np.concatenate, d.np
+    tail = (slice(None),) * axis + (slice(1, None),)
+    signed = kind in ("max", "min") and d.kind == "f"
+
+    def cumulative_step(x):
+        out = accumulate(concatenate([init, x], axis=axis), axis=axis, dtype=npdt)[tail]
+        return _fix_zero_sign(out, x, kind, axis, True) if signed else out
+    return cumulative_step
+
+
+@prepared(_prepare_cumulative)
 def _cumulative(node, x):
     kind, axis = node.attrs
     d, r = node.dtype, REDUCERS[kind]
