@@ -170,8 +170,27 @@ class _Pending:
         comps.append(comp)  # atomic: any thread, no lock
         if len(comps) >= self._compact_at:  # bound the list between syncs (amortised O(1))
             with lock:
-                self._compact_components()
+                self._prune_components()
         return comp
+
+    def _prune_components(self):
+        """Drop the components with no live handle on a pending node (a scalar read's temporary
+        `t[i] <= x` makes one and lets it die at once): `_compact_components`' choice of what to
+        keep, without collecting the live handles or compacting each list (reads and `add` do
+        that), ~3x cheaper a component. Called with `lock` held."""
+        comps = self._components
+        n = len(comps)
+        kept = []
+        for comp in comps[:n]:
+            if comp.parent is not None:
+                continue  # merged: its handles moved to the root
+            for r in comp.handles:
+                h = r()
+                if h is not None and h._pending_node().op is not None:
+                    kept.append(comp)
+                    break
+        comps[:n] = kept
+        self._compact_at = max(512, 2 * len(kept))
 
     def add(self, handle, node):
         """Register `handle`, now on the pending `node`."""

@@ -181,7 +181,9 @@ def run_leaf_op(node):
     all leaves, computed and realized here without the evaluator's set-up (each step of `run`
     costs a microsecond or so, as much as the op). Returns the node's value (a 0-D or small
     array, now its host value), or None, having done nothing, when the node is not one for this
-    path (the caller then takes `run`'s)."""
+    path (the caller then takes `run`'s). A 0-D node's value is the numpy scalar of its dtype
+    (its host value: leaves of `x[i]` hold theirs so too, and every reader of a host value takes
+    a numpy scalar), not a 0-D array: ~0.3 us less per read."""
     op = node.op
     cond = _LEAF_OPS.get(op, False)
     if cond is False or (cond is not None and not cond(node)) or not op.interpretable(node):
@@ -215,9 +217,13 @@ def run_leaf_op(node):
                 numpy_errors_loud(quiet)
     except Exception:  # noqa: BLE001 - the usual path reports it, at this same call
         return None
-    v = np.array(r, dtype=node.dtype.np)  # (a copy: the node's own C-contiguous memory)
-    if v.shape != shape:
-        node_value(v, node)  # (raises: an evaluation that disagrees with its op's rule)
+    npdt = node.dtype.np
+    if not shape and type(r) is npdt.type:
+        v = r  # (a 0-D value: the numpy scalar itself, as the host value of `x[i]`'s leaf)
+    else:
+        v = np.array(r, dtype=npdt)  # (a copy: the node's own C-contiguous memory)
+        if v.shape != shape:
+            node_value(v, node)  # (raises: an evaluation that disagrees with its op's rule)
     if _config.verify:  # the graph verifier: before the node is realized
         _verify.verify([node], node.args)
     node.realize_host(v)

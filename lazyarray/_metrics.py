@@ -61,14 +61,6 @@ class Metrics:
             sites.update(dict(kept))
         sites[key] = (n or 0) + 1
 
-    def count_host_read(self, cause):
-        """One small read computed on the host (`_host_sync`: a few microseconds in all), counted
-        by cause only: looking up the user's line would cost ~1 us more, and the report's sync
-        sites are there to find the syncs that run programs. (In debug mode such reads take the
-        engine's usual path, which records their sites: `_host_sync.usable`.)"""
-        syncs = self.syncs
-        syncs[cause] = syncs.get(cause, 0) + 1
-
     def as_dict(self):
         return {
             "nodes_traced": self.nodes_traced,
