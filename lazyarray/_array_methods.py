@@ -19,12 +19,11 @@ from . import _ops as ops
 from . import _searching_functions, _statistical_functions, _utility_functions
 from . import _config, _engine, _views
 from ._array_object import Array, _View, make_view, strides_of
-from ._creation_functions import asarray
+from ._creation_functions import asarray, numpy_array_leaf
 from ._data_type_functions import astype
 from ._elementwise_functions import FUNCTIONS as _ELEMENTWISE, clip
 from ._graph import Node as _Node, _merge, _next_serial, pending as _pending, root as _root, \
     scalar_leaf as _scalar_leaf, scalar_leaves as _scalar_leaves
-from ._host_data import numpy_leaf
 from ._indexing import getitem, setitem
 from ._linear_algebra_functions import matmul
 from ._manipulation_functions import matrix_transpose, permute_dims, reshape, squeeze
@@ -96,7 +95,7 @@ def _fast_method(prim, attrs, kinds, general, swap):
         if d.kind not in kinds:
             return general(self, other, swap)
         t = type(other)
-        if t is Array:
+        if t is Array or t is _View:  # (a view's `_node` reads it again when its base was written)
             n2 = other._node
             if n2.dtype is not d or n2.shape != n1.shape or other._device is not self._device:
                 return general(self, other, swap)
@@ -175,7 +174,7 @@ def numpy_operand(value, x):
     if isinstance(value, np.generic) and value.dtype.kind in "biufc":
         return value.item()
     if isinstance(value, np.ndarray) and value.dtype.kind in "biufc":
-        return Array._wrap(numpy_leaf(value, x._device), x._device)
+        return Array._wrap(numpy_array_leaf(value, x._device), x._device)
     return NotImplemented
 
 

@@ -60,7 +60,15 @@ def _infer_dtype(obj):
 
 
 def from_host(host: np.ndarray, device):
-    """An array holding a copy of host data (see `_host_data.leaf`)."""
+    """An array holding `host`, a numpy array no one else holds (every caller made it fresh:
+    a nested list's conversion, a cast, a copy). On one CPU device it stays a host leaf, as
+    `_host_copy_leaf`'s copies do: the interpreter reads it as it is and a program sends it
+    once, where a device put here costs ~7-10 us and the interpreter's read of that buffer
+    back ~10-20 us more (SciPy converts a list or tuple in ~130 of its table's calls a pass).
+    Elsewhere, a device leaf (`_host_data.leaf`)."""
+    if device.platform == "cpu" and device.mesh is None and host.ndim:
+        host = normalized(host)  # (native byte order, C order, a dtype we have: `host` itself when so)
+        return Array._wrap(leaf_from_host(host, host.shape, dt.from_numpy(host.dtype)), device)
     return Array._wrap(leaf(host, device), device)
 
 
@@ -88,10 +96,8 @@ def asarray(obj: Array | Scalar | SupportsBufferProtocol, /, *, dtype: DType | N
             obj = np.from_dlpack(obj)
         except (BufferError, TypeError, RuntimeError):
             obj = np.asarray(obj)
-    if type(obj) is np.ndarray and obj.ndim and device.platform == "cpu" and device.mesh is None:
-        return Array._wrap(_host_copy_leaf(obj, _dtype_or(dtype, None)), device)
     if isinstance(obj, np.ndarray) or hasattr(obj, "__array__"):
-        return Array._wrap(numpy_leaf(obj, device, _dtype_or(dtype, None)), device)
+        return Array._wrap(numpy_array_leaf(obj, device, _dtype_or(dtype, None)), device)
     if isinstance(obj, (builtins.bool, int, float, complex)) or isinstance(obj, (list, tuple)):
         if isinstance(obj, (list, tuple)) and plain_scalars_only(obj):  # (SCIPY hook) no per-element walk
             return from_host(host_array(obj, _dtype_or(dtype, None), _infer_dtype), device)
@@ -107,6 +113,15 @@ def asarray(obj: Array | Scalar | SupportsBufferProtocol, /, *, dtype: DType | N
         return from_host(host.astype(dt.as_dtype(dtype).np) if dtype is not None else host.copy(), device)
     raise TypeError(f"asarray: Unsupported object {obj!r:.40} of type {type(obj).__name__}: expected a "
                     "Python scalar, a nested sequence of them, a buffer, or an array")
+
+
+def numpy_array_leaf(obj, device, dtype=None):
+    """A leaf holding a copy of numpy's array of `obj` (an ndarray, or anything with
+    `__array__`), cast to `dtype` when given: a host copy for an ndarray of at least one axis
+    on one CPU device (`_host_copy_leaf`), else `_host_data.numpy_leaf`'s device leaf."""
+    if type(obj) is np.ndarray and obj.ndim and device.platform == "cpu" and device.mesh is None:
+        return _host_copy_leaf(obj, dtype)
+    return numpy_leaf(obj, device, dtype)
 
 
 def _host_copy_leaf(obj, dtype):

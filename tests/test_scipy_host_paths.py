@@ -1,0 +1,185 @@
+"""Host-side shortcuts that SciPy's calls take on one CPU device (session 11, SCIPY):
+
+- `asarray` of a list or tuple (and the other fresh host arrays `from_host` wraps) and a numpy
+  array on the other side of an operator stay host leaves, as asarray's numpy copies do: no
+  device put, no read of that buffer back by the interpreter. Copies all the same: changing the
+  source afterwards changes nothing.
+- The operator fast path takes a view operand (`b[1:]`) as it takes a plain array: the node the
+  namespace function records, read again when the view's base was written.
+- A boolean mask's True positions are numbered by numpy from the mask's values (one sync, as
+  before): a host leaf, the same row-major positions as numpy's nonzero.
+
+Values are compared with numpy's."""
+import numpy as np
+import pytest
+
+import lazyarray as xp
+from lazyarray import _advanced_indexing
+from lazyarray._array_object import _View
+
+from graph_compare import same_graph
+
+RNG = np.random.default_rng(1125)
+
+
+def _is_host_leaf(node):
+    return node.op is None and node.buffer is None and isinstance(node.host, np.ndarray)
+
+
+# ---------------------------------------------------------------- host leaves
+
+@pytest.mark.parametrize("obj,dtype", [([1.0, 2.5, -3.0], None), ((1, 2, 3), None),
+                                        ([[True, False], [False, True]], None),
+                                        ([[1, 2], [3, 4]], xp.float32), ([1.0, 2.0], xp.complex128),
+                                        ([0.5 + 1j, 2.0], None)])
+def test_asarray_of_a_sequence_is_a_host_leaf_with_numpys_values(obj, dtype):
+    a = xp.asarray(obj, dtype=dtype)
+    assert _is_host_leaf(a._node)
+    expected = np.asarray(obj, dtype=None if dtype is None else np.dtype(str(dtype).split(".")[-1]))
+    if dtype is None:  # the standard's defaults are numpy's for these
+        assert np.asarray(a).dtype == expected.dtype
+    np.testing.assert_array_equal(np.asarray(a), expected)
+    np.testing.assert_array_equal(np.asarray(a * 2), expected * 2)
+
+
+def test_asarray_of_a_sequence_puts_nothing_on_the_device():
+    xp.metrics.reset()
+    a = xp.asarray([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    r = np.asarray(xp.sum(a * a, axis=1))
+    assert xp.metrics.bytes_to_device == 0
+    np.testing.assert_array_equal(r, np.sum(np.square([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]), axis=1))
+
+
+def test_linspace_of_integers_and_from_dlpack_copy_are_host_leaves_with_numpys_values():
+    a = xp.linspace(0, 20, 7, dtype=xp.int64)
+    assert _is_host_leaf(a._node)
+    np.testing.assert_array_equal(np.asarray(a), np.linspace(0, 20, 7, dtype=np.int64))
+    src = np.arange(6.0)
+    b = xp.from_dlpack(src)
+    src[0] = 99.0  # a copy: the source's later change is not seen
+    np.testing.assert_array_equal(np.asarray(b), np.arange(6.0))
+
+
+def test_numpy_operand_is_a_host_copy():
+    a = RNG.standard_normal(5)
+    host = RNG.standard_normal(5)
+    x = xp.asarray(a)
+    y = x + host          # numpy on the right, then on the left (numpy defers to us)
+    z = host * x
+    assert _is_host_leaf(y._node.args[1])
+    before = host.copy()
+    host[:] = 0.0         # after the operators: a copy was taken, the results do not change
+    np.testing.assert_array_equal(np.asarray(y), a + before)
+    np.testing.assert_array_equal(np.asarray(z), before * a)
+
+
+def test_numpy_operand_keeps_its_dtype():
+    x = xp.asarray(np.arange(4, dtype=np.int32))
+    r = x + np.arange(4, dtype=np.int64)
+    assert r.dtype == xp.int64
+    np.testing.assert_array_equal(np.asarray(r), np.arange(4, dtype=np.int32) + np.arange(4, dtype=np.int64))
+
+
+def test_a_host_leaf_read_back_and_written_through_numpy_leaves_the_array_alone():
+    a = xp.asarray([1.0, 2.0, 3.0])
+    view = np.asarray(a)
+    if view.flags.writeable:
+        view[0] = 50.0
+    b = a + 1.0
+    np.testing.assert_array_equal(np.asarray(b), np.asarray(a) + 1.0)
+
+
+# ---------------------------------------------------------------- views in the operator fast path
+
+@pytest.mark.parametrize("swap", [False, True])
+def test_view_operand_records_the_namespace_functions_node(swap):
+    a, b = RNG.standard_normal(8), RNG.standard_normal(8)
+    x = xp.asarray(a)[1:] * 1.0
+    base = xp.asarray(b)
+    v = base[1:]
+    assert type(v) is _View
+    fast = v * x if swap else x * v
+    general = xp.multiply(v, x) if swap else xp.multiply(x, v)
+    assert same_graph(fast._node, general._node)
+    expected = b[1:] * (a[1:] * 1.0)
+    np.testing.assert_array_equal(np.asarray(fast), expected)
+    np.testing.assert_array_equal(np.asarray(general), expected)
+
+
+def test_view_operand_reads_the_view_again_after_a_write_to_its_base():
+    b = RNG.standard_normal(6)
+    base = xp.asarray(b)
+    v = base[2:]
+    x = xp.asarray(np.ones(4)) + 0.0
+    base[3] = 10.0  # the base changes after the view was made
+    bn = b.copy()
+    bn[3] = 10.0
+    for r, e in ((x - v, 1.0 - bn[2:]), (v - x, bn[2:] - 1.0), (x < v, 1.0 < bn[2:]),
+                 (v == v, bn[2:] == bn[2:])):
+        np.testing.assert_array_equal(np.asarray(r), e)
+
+
+# ---------------------------------------------------------------- boolean masks
+
+def test_mask_read_positions_are_a_host_leaf_and_one_sync():
+    a = RNG.standard_normal(40)
+    x = xp.asarray(a) * 2.0
+    m = x > 0.3
+    xp.metrics.reset()
+    r = x[m]
+    assert sum(xp.metrics.syncs.values()) == 1  # the count (and here the positions) need one
+    positions, count = _advanced_indexing._positions[m._node]
+    assert _is_host_leaf(positions) and count == int(np.sum((a * 2.0) > 0.3))
+    np.testing.assert_array_equal(np.asarray(r), (a * 2.0)[(a * 2.0) > 0.3])
+
+
+@pytest.mark.parametrize("shape,density", [((30,), 0.5), ((5, 7), 0.4), ((3, 4, 5), 0.3),
+                                           ((6,), 0.0), ((6,), 1.0), ((4, 3), 0.0)])
+def test_mask_reads_match_numpy(shape, density):
+    a = RNG.standard_normal(shape)
+    mask = RNG.random(shape) < density
+    x = xp.asarray(a)
+    np.testing.assert_array_equal(np.asarray(x[xp.asarray(mask)]), a[mask])
+    np.testing.assert_array_equal(np.asarray(x[xp.asarray(a) > 0.2]), a[a > 0.2])
+    for got, want in zip(xp.nonzero(xp.asarray(mask)), np.nonzero(mask)):
+        assert got.dtype == xp.int64
+        np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_mask_with_slices_and_integer_arrays_beside_it():
+    a = RNG.standard_normal((4, 6, 5))
+    m = RNG.random(6) < 0.5
+    x = xp.asarray(a)
+    mx = xp.asarray(m)
+    np.testing.assert_array_equal(np.asarray(x[:, mx]), a[:, m])
+    np.testing.assert_array_equal(np.asarray(x[1:3, mx, ::2]), a[1:3, m, ::2])
+    np.testing.assert_array_equal(np.asarray(x[2, mx]), a[2, m])
+    m2 = RNG.random((4, 6)) < 0.5
+    np.testing.assert_array_equal(np.asarray(x[xp.asarray(m2), 1:4]), a[m2, 1:4])
+    two = np.zeros(6, bool)
+    two[[1, 4]] = True  # two True values: they broadcast with a length-2 integer index, as numpy
+    idx = np.array([0, 3])
+    np.testing.assert_array_equal(np.asarray(x[xp.asarray(idx), xp.asarray(two)]), a[idx, two])
+
+
+def test_mask_writes_that_need_the_count_match_numpy():
+    a = RNG.standard_normal((5, 4))
+    m = a > 0.0
+    x = xp.asarray(a)
+    vals = np.arange(int(m.sum()), dtype=np.float64)
+    x[xp.asarray(m)] = xp.asarray(vals)
+    expected = a.copy()
+    expected[m] = vals
+    np.testing.assert_array_equal(np.asarray(x), expected)
+
+
+def test_a_mask_used_twice_keeps_its_positions():
+    a = RNG.standard_normal(20)
+    x = xp.asarray(a)
+    m = x > 0.0
+    first = x[m]
+    xp.metrics.reset()
+    second = (x * 3.0)[m]
+    assert sum(xp.metrics.syncs.values()) == 0  # the mask node's positions are remembered
+    np.testing.assert_array_equal(np.asarray(first), a[a > 0])
+    np.testing.assert_array_equal(np.asarray(second), (a * 3.0)[a > 0])
