@@ -72,9 +72,18 @@ def from_host(host: np.ndarray, device):
     return Array._wrap(leaf(host, device), device)
 
 
-@placed()
 def asarray(obj: Array | Scalar | SupportsBufferProtocol, /, *, dtype: DType | None = None,
             device: DeviceLike | None = None, copy: bool | None = None) -> Array:
+    if dtype is None and device is None and not copy and isinstance(obj, Array):
+        # (SciPy's and scikit-learn's `xp.asarray(x)` of our own arrays, ~1,000 calls a pass of
+        # SciPy's table: x itself, as `_asarray` answers, without its `placed` wrapper: an array
+        # already has a dtype its device holds and its layout)
+        return obj
+    return _asarray(obj, dtype=dtype, device=device, copy=copy)
+
+
+@placed()
+def _asarray(obj, /, *, dtype=None, device=None, copy=None):
     if isinstance(obj, Array):
         if device is not None and moves(obj, device):
             if copy is False:

@@ -183,3 +183,21 @@ def test_a_mask_used_twice_keeps_its_positions():
     assert sum(xp.metrics.syncs.values()) == 0  # the mask node's positions are remembered
     np.testing.assert_array_equal(np.asarray(first), a[a > 0])
     np.testing.assert_array_equal(np.asarray(second), (a * 3.0)[a > 0])
+
+
+# ---------------------------------------------------------------- asarray of our own arrays
+
+def test_asarray_of_our_array_is_that_array_and_copy_true_a_new_handle():
+    a = RNG.standard_normal(5)
+    x = xp.asarray(a) * 1.0
+    v = x[1:]
+    assert xp.asarray(x) is x and xp.asarray(x, copy=False) is x and xp.asarray(v) is v
+    assert xp.asarray(x, dtype=xp.float64) is x
+    y = xp.asarray(x, copy=True)
+    assert y is not x
+    y[0] = 7.0  # a write to the copy's handle leaves x alone
+    np.testing.assert_array_equal(np.asarray(x), a * 1.0)
+    np.testing.assert_array_equal(np.asarray(y), np.concatenate([[7.0], a[1:] * 1.0]))
+    z = xp.asarray(x, dtype=xp.float32)
+    assert z.dtype == xp.float32
+    np.testing.assert_array_equal(np.asarray(z), (a * 1.0).astype(np.float32))
