@@ -344,8 +344,15 @@ class _View(Array):
         self._base, self._step, self._seen, self._own = base, step, base._node, node
         self._strides = strides
         self._device = base._device
-        if node.op is not None:
-            pending.add(self, node)
+        comp = node.comp
+        if comp is not None:  # a pending node: `_Pending.add`, its common case inline (as `_wrap`)
+            if comp.parent is None and len(comp.handles) < comp.compact_at - 1:
+                ref = _ref(self)
+                comp.handles.append(ref)
+                if comp.parent is not None:  # merged while appending
+                    root(comp).handles.append(ref)
+            else:
+                pending.add(self, node)
         return self
 
     @property

@@ -189,23 +189,31 @@ def run_leaf_op(node):
     if cond is False or (cond is not None and not cond(node)) or not op.interpretable(node):
         return None
     shape = node.shape
+    values = []
     if shape:
         n = 1
         for s in shape:
             n *= s
         if n > SMALL:
             return None
-    values = []
-    for a in node.args:
-        if a.op is not None:
-            return None
-        v = a.host
-        if not shape and type(v) is a.dtype.np.type:  # (a 0-D read's element `t[i]`: as it is)
-            values.append(v)
-        elif not shape and type(v) is np.ndarray and not v.shape and v.dtype is a.dtype.np:
-            values.append(v[()])  # (a 0-D host value as its numpy scalar: `scalar_evaluate`)
-        else:
+        for a in node.args:
+            if a.op is not None:
+                return None
             values.append(_leaf(a))
+    else:  # each operand as the numpy scalar of its dtype (`scalar_evaluate`)
+        for a in node.args:
+            if a.op is not None:
+                return None
+            v = a.host
+            t = type(v)
+            if t is a.dtype.np.type:  # (`t[i]`'s element: as it is)
+                values.append(v)
+            elif t is np.ndarray and v.dtype is a.dtype.np and not v.shape:
+                values.append(v[()])
+            elif t in _PY_SCALARS:
+                values.append(_scalar_of(a, v))
+            else:
+                values.append(_leaf(a))
     try:
         if op in _SILENT:
             r = scalar_evaluate(op, node, values)
@@ -243,6 +251,7 @@ _PY_SCALARS = frozenset({float, int, bool, complex})
 _SCALAR_MATH = {ops.ADD: operator.add, ops.SUBTRACT: operator.sub, ops.MULTIPLY: operator.mul}
 _SCALAR_COMPARE = {"EQ": operator.eq, "NE": operator.ne, "LT": operator.lt, "LE": operator.le,
                    "GT": operator.gt, "GE": operator.ge}
+_COMPARE_OP = ops.COMPARE
 _SCALAR_TYPES = frozenset({np.float32, np.float64, np.int8, np.int16, np.int32, np.int64,
                            np.uint8, np.uint16, np.uint32, np.uint64})
 
@@ -255,10 +264,10 @@ def scalar_evaluate(op, node, values):
         t = type(a)
         if t is type(b) and t in _SCALAR_TYPES:
             f = _SCALAR_MATH.get(op)
-            if f is None and op is ops.COMPARE:
-                f = _SCALAR_COMPARE[node.attrs.direction]
             if f is not None:
                 return f(a, b)
+            if op is _COMPARE_OP:
+                return _SCALAR_COMPARE[node.attrs.direction](a, b)
     return op.evaluate(node, *values)
 
 # id(buffer) -> (the buffer, numpy's view of its memory): a CPU device leaf read by small reads
@@ -570,8 +579,8 @@ _refused = [None]  # a weak reference to the last node an element read gave up o
 
 def element_now(node, idx, device):
     """node[idx] (idx: a tuple of Python ints within node.shape; node: a pending node of more
-    than SMALL elements on `device`) as the numpy scalar of node's dtype, computed now; None
-    where the graph is not one for this path (nothing then changed)."""
+    than SMALL elements on `device`: the caller checks the size) as the numpy scalar of node's
+    dtype, computed now; None where the graph is not one for this path (nothing then changed)."""
     if node.op not in _AT:  # (a cheap refusal first: a float sum, an exp, a gather, ...)
         return None
     refused = _refused[0]
@@ -599,12 +608,12 @@ def element_now(node, idx, device):
 
 def _at(node, idx, budget, seen):
     """node[idx] for `element_now`, node a computed node: a numpy scalar of node's dtype.
-    Raises _Fallback (or the evaluation's error) where the graph is not one for this path."""
+    Raises _Fallback (or the evaluation's error) where the graph is not one for this path.
+    Every computed node reached has the element count of the one read (`element_now`'s, more
+    than SMALL): elementwise operands of its shape, reshapes and transposes, and broadcasts of
+    leaves only; a 0-D computed operand is refused."""
     op = node.op
-    n = 1
-    for s in node.shape:
-        n *= s
-    if n <= SMALL or (op not in _PLAIN and not _takes(node)):
+    if op not in _PLAIN and not _takes(node):
         raise _Fallback
     budget[0] -= 1
     if budget[0] < 0:

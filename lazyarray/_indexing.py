@@ -54,7 +54,7 @@ _NUMPY_INTS = frozenset({np.int8, np.int16, np.int32, np.int64, np.uint8, np.uin
 
 
 def getitem(x, key, /):
-    if type(key) in _NUMPY_INTS:
+    if type(key) is not int and type(key) in _NUMPY_INTS:
         key = int(key)
     if type(key) is int:  # x[i] on a 1-D array (a view's too): the hot path of scalar code
         node = x._node
@@ -162,7 +162,10 @@ def _element(x, node, i):
             host = node.host
             if type(host) is np.ndarray and host.dtype == node.dtype.np:
                 metrics.host_element_reads += 1
-                return Array._wrap(leaf_from_host(host[i], (), node.dtype), device)
+                e = _new(Array)  # (`Array._wrap` of a leaf, inline: nothing to register)
+                e._node = leaf_from_host(host[i], (), node.dtype)
+                e._device = device
+                return e
         elif device.platform == "cpu" and device.mesh is None:
             metrics.host_element_reads += 1
             return Array._wrap(leaf_from_host(np.asarray(node.buffer)[i], (), node.dtype), device)
@@ -183,6 +186,7 @@ def _element(x, node, i):
     return Array._wrap(_bind(ops.RESHAPE, (window,), _TO_0D, (), node.dtype), device)
 
 
+_new = object.__new__
 _WINDOW_OF_ONE = ops.DYNAMIC_SLICE.Attrs((1,))
 _TO_0D = ops.RESHAPE.Attrs(())
 

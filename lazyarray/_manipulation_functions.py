@@ -23,9 +23,13 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
         else:
             node = x._node
             view_strides = x._strides if type(x) is _View else None
-            new_shape, strides, step = memo(_reshape_plans, (node.shape, view_strides, shape), _reshape_entry)
+            key = (node.shape, view_strides, shape)
+            hit = _reshape_plans.get(key)  # (`memo`'s hit, inline)
+            new_shape, strides, step = hit if hit is not None else memo(_reshape_plans, key, _reshape_entry)
             if strides is not None:  # make_view(x, _views.Reshape(new_shape), strides), inline
-                return _View._make(x, step, ops.reshape(node, new_shape), strides)
+                # (a reshape to x's own shape, `reshape(y, (-1,))` of a vector: x's node itself)
+                same = node if node.shape == new_shape else ops.reshape(node, new_shape)
+                return _View._make(x, step, same, strides)
             if copy is False:
                 return _reshape_general(x, shape, copy)  # (its error)
             return Array._wrap(ops.reshape(node, new_shape), x._device)
