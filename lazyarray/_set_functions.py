@@ -5,7 +5,9 @@ The unique family has a data-dependent output length. One program sorts the flat
 runs with a cumulative sum, and counts them; only that count is read back (one scalar sync).
 The results are then built lazily with the now concrete length, reusing the realized sort:
 a scatter-min of positions gives each run's start, and gathers at the starts give the values
-and the first-occurrence indices; counts are differences of consecutive starts.
+and the first-occurrence indices; counts are differences of consecutive starts. On one CPU
+device the same sort (same keys, stable) and runs are computed in numpy from x's value, read
+once, and the results are host values (`_Runs._host_runs`).
 
 Equality is the standard's `==`: every NaN (and every complex value with a NaN component) is
 its own value with a count of one, -0.0 and +0.0 are one value. Values come out in ascending
@@ -26,6 +28,7 @@ from . import _ops as ops
 from ._array_object import Array
 from ._graph import leaf_from_host
 from ._helpers import _scalar, check_array, is_scalar
+from ._ops.sort import host_order_key
 from ._searching_functions import searchsorted
 from ._sorting_functions import sort
 from ._typing import ArrayOrScalar
@@ -52,8 +55,8 @@ class UniqueInverseResult(NamedTuple):
 
 class _Runs:
     """x flattened and sorted, cut into runs of equal values (nodes on x's device)."""
-    host_results = True  # on the CPU, results computed in numpy from the realized sort (tests
-                         # turn it off to compare with the lazy scatter/gather path)
+    host_results = True  # on the CPU, the sort and the results computed in numpy from x's value
+                         # (`_host_runs`; tests turn it off to compare with the graph's path)
 
     def __init__(self, x):
         check_array(x)
@@ -61,6 +64,11 @@ class _Runs:
         self._starts = None
         if self.n == 0:
             self.count = 0
+            return
+        self._host = None
+        device = x._device
+        if self.host_results and device.platform == "cpu" and device.mesh is None:
+            self._host_runs(x, device)
             return
         flat = ops.reshape(x._node, (self.n,))
         self.sorted, self.perm = ops.sort([flat, ops.iota((self.n,), 0, dt.int64)], 0)
@@ -74,18 +82,38 @@ class _Runs:
                        ops.constant(1, dt.int64))
         total = ops.slice_(self.group, (self.n - 1,), (self.n,))
         # one program: the sort and run numbers are realized with the count, not recomputed
-        device = x._device
         _engine.realize([total, self.sorted, self.perm, self.group], device, "unique")
         self.count = int(_engine.to_numpy(total, device, "unique")[0]) + 1
-        self._host = None
-        if self.host_results and device.platform == "cpu" and device.mesh is None:
-            # On the CPU the realized sort is in host memory: each result is an exact move of
-            # its elements, made here in numpy at once instead of by a scatter and a gather in a
-            # later graph (scikit-learn asks unique_values(y) at every fit and score).
-            group = _engine.to_numpy(self.group, device, "unique")
-            run_starts = np.flatnonzero(np.concatenate(([True], group[1:] != group[:-1])))
-            self._host = (_engine.to_numpy(self.sorted, device, "unique"),
-                          _engine.to_numpy(self.perm, device, "unique"), group, run_starts)
+
+    def _host_runs(self, x, device):
+        """On the CPU: x's value read once (its sync when pending; a realized x is counted as a
+        host read of cause "unique", so a call is one sync either way), then the runs in numpy:
+        the same stable sort by the same keys as the graph's (`_ops.sort`'s order keys for
+        floats, real then imaginary part for complex; integers and bools as they are), the same
+        IEEE `!=` between neighbours, the same run numbers; each result an exact move of
+        elements. No graph is built or run for the sort (scikit-learn asks unique_values(y) at
+        every fit and score: ~300 us of a graph's sync each, against ~20 us here)."""
+        node = x._node
+        if node.op is None:
+            _engine._count_host_read("unique")
+        flat = _engine.to_numpy(node, device, "unique").reshape(-1)
+        d = x.dtype
+        if d.kind == "f":
+            keys = (host_order_key(flat, d, "high"),)
+        elif d.kind == "c":
+            part = dt.real_of(d)
+            keys = (host_order_key(flat.real, part, "high"), host_order_key(flat.imag, part, "high"))
+        else:
+            keys = (flat,)
+        perm = np.lexsort(keys[::-1]).astype(np.int64, copy=False)
+        sorted_ = flat[perm]
+        starts_run = np.empty(self.n, bool)
+        starts_run[0] = True
+        np.not_equal(sorted_[1:], sorted_[:-1], out=starts_run[1:])
+        group = np.cumsum(starts_run, dtype=np.int64)
+        group -= 1
+        self.count = int(group[-1]) + 1
+        self._host = (sorted_, perm, group, np.flatnonzero(starts_run))
 
     def _wrap(self, node):
         return Array._wrap(node, self.x._device)
