@@ -201,3 +201,55 @@ def test_asarray_of_our_array_is_that_array_and_copy_true_a_new_handle():
     z = xp.asarray(x, dtype=xp.float32)
     assert z.dtype == xp.float32
     np.testing.assert_array_equal(np.asarray(z), (a * 1.0).astype(np.float32))
+
+
+# ---------------------------------------------------------------- **, &, |, ^ on the fast path
+
+@pytest.mark.parametrize("kind", ["array", "int", "float", "reflected"])
+def test_pow_of_a_real_float_records_the_namespace_functions_node(kind):
+    a = np.abs(RNG.standard_normal(6)) + 0.5
+    b = RNG.standard_normal(6)
+    x = xp.asarray(a) * 1.0
+    y = xp.asarray(b) * 1.0
+    if kind == "array":
+        fast, general, expected = x ** y, xp.pow(x, y), (a * 1.0) ** (b * 1.0)
+    elif kind == "int":
+        fast, general, expected = x ** 3, xp.pow(x, 3), (a * 1.0) ** 3
+    elif kind == "float":
+        fast, general, expected = x ** 0.5, xp.pow(x, 0.5), (a * 1.0) ** 0.5
+    else:
+        fast, general, expected = 2.0 ** x, xp.pow(2.0, x), 2.0 ** (a * 1.0)
+    assert same_graph(fast._node, general._node)
+    np.testing.assert_array_equal(np.asarray(fast), np.asarray(general))
+    np.testing.assert_allclose(np.asarray(fast), expected, rtol=1e-15)
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int32, np.int64, np.uint8])
+@pytest.mark.parametrize("name", ["and_", "or_", "xor"])
+def test_bitwise_operators_of_one_dtype_record_the_namespace_functions_node(dtype, name):
+    import operator
+    op = getattr(operator, name)
+    function = {"and_": xp.bitwise_and, "or_": xp.bitwise_or, "xor": xp.bitwise_xor}[name]
+    a = (RNG.integers(0, 2, 9) if dtype is np.bool_ else RNG.integers(0, 100, 9)).astype(dtype)
+    b = (RNG.integers(0, 2, 9) if dtype is np.bool_ else RNG.integers(0, 100, 9)).astype(dtype)
+    x, y = xp.asarray(a), xp.asarray(b)
+    fast, general = op(x, y), function(x, y)
+    assert same_graph(fast._node, general._node)
+    np.testing.assert_array_equal(np.asarray(fast), op(a, b))
+    iop = getattr(operator, "i" + name.rstrip("_"))  # the in-place form takes the same path
+    x = iop(x, y)
+    np.testing.assert_array_equal(np.asarray(x), op(a, b))
+
+
+def test_pow_and_bitwise_operators_off_the_fast_path_still_match_numpy():
+    a = np.abs(RNG.standard_normal((3, 4))) + 0.5
+    x = xp.asarray(a)
+    np.testing.assert_allclose(np.asarray(x ** xp.asarray(a[0])), a ** a[0], rtol=1e-15)  # broadcast
+    z = xp.asarray(a + 1j)
+    np.testing.assert_allclose(np.asarray(z ** 2), (a + 1j) ** 2, rtol=1e-14)  # complex: its own path
+    i = xp.asarray(np.arange(5))
+    np.testing.assert_array_equal(np.asarray(i ** 2), np.arange(5) ** 2)      # integer power
+    np.testing.assert_array_equal(np.asarray(i & 6), np.arange(5) & 6)        # a Python int
+    m = xp.asarray(np.array([True, False, True]))
+    np.testing.assert_array_equal(np.asarray(m | xp.asarray(np.array([0, 1, 0], np.int8))),
+                                  np.array([True, False, True]) | np.array([0, 1, 0], np.int8))
