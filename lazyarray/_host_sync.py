@@ -103,7 +103,8 @@ def _takes(node):
     """Whether this path computes `node` exactly: its op is in EXACT, EXACT's further condition
     holds, and an evaluation covers the node (`OpDef.interpretable`). (The ops of `_PLAIN` pass
     by construction: callers on the per-node path test that set first. `run_leaf_op` keeps an
-    inline twin over `_LEAF_OPS`: it is the whole of the hottest read.)"""
+    inline twin over `_LEAF_OPS`: it is the whole of the hottest read; so does `_at`, the
+    element read when indexed.)"""
     op = node.op
     cond = EXACT.get(op, False)
     return cond is not False and (cond is None or cond(node)) and op.interpretable(node)
@@ -613,8 +614,11 @@ def _at(node, idx, budget, seen):
     than SMALL): elementwise operands of its shape, reshapes and transposes, and broadcasts of
     leaves only; a 0-D computed operand is refused."""
     op = node.op
-    if op not in _PLAIN and not _takes(node):
-        raise _Fallback
+    if op not in _PLAIN:  # (`_takes`, inline: its three calls are a fifth of a probe's work)
+        cond = EXACT.get(op, False)
+        if cond is False or (cond is not None and not cond(node)) or op.evaluate is None \
+                or (op.covers is not None and not op.covers(node)):
+            raise _Fallback
     budget[0] -= 1
     if budget[0] < 0:
         raise _Fallback
@@ -640,7 +644,18 @@ def _at(node, idx, budget, seen):
                 values.append(_scalar_of(a, v))
             else:
                 values.append(_leaf(a)[()])
-        v = scalar_evaluate(op, node, values)
+        v = None
+        if len(values) == 2:  # (`scalar_evaluate`, inline)
+            a, b = values
+            t = type(a)
+            if t is type(b) and t in _SCALAR_TYPES:
+                f = _SCALAR_MATH.get(op)
+                if f is not None:
+                    v = f(a, b)
+                elif op is _COMPARE_OP:
+                    v = _SCALAR_COMPARE[node.attrs.direction](a, b)
+        if v is None:
+            v = op.evaluate(node, *values)
         npdt = node.dtype.np
         if type(v) is not npdt.type:  # (as `_Evaluator._pushed`: a numpy scalar of the dtype)
             if type(v) is not np.ndarray or v.dtype is not npdt:
