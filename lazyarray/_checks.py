@@ -128,7 +128,7 @@ def outputs_for(plan, outputs):
         guard = check.guard()
         if guard is None or guard.op is None:
             dead = True  # freed before anything computed it, or computed without us: nothing to say
-        elif id(guard) in index:
+        elif guard in index:  # (keyed by node: _graph.Plan)
             mine.append(check)
     if dead:
         _drop_dead()

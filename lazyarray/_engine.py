@@ -228,7 +228,7 @@ def _unique(nodes):
 
 def _overlapping(in_target, candidates):
     """Candidates whose pending graph shares a computed node with the targets' graph (`in_target`:
-    holds the id of each of its nodes, the plan's `index`; only computed nodes are looked up).
+    holds each of its nodes, the plan's `index`, keyed by node; only computed nodes are looked up).
     Computing them now (they would need the same work later) keeps a loop's graphs from
     growing."""
     if not candidates:
@@ -236,7 +236,7 @@ def _overlapping(in_target, candidates):
     known_disjoint = set()
     found = []
     for cand in candidates:
-        if id(cand) in in_target:  # computed anyway: output it for free
+        if cand in in_target:  # computed anyway: output it for free
             found.append(cand)
             continue
         stack, visited, hit = [cand], [], False
@@ -247,7 +247,7 @@ def _overlapping(in_target, candidates):
             for a in n.args:
                 if a.op is None or id(a) in known_disjoint or id(a) in seen:
                     continue
-                if id(a) in in_target:
+                if a in in_target:
                     hit = True
                     break
                 seen.add(id(a))

@@ -74,7 +74,7 @@ def schedule(plan, outputs, frees=True):
     admits). With `frees` false (a small graph: `KEEP_ALL_WORK`) that second part is None and
     every value lives until the end."""
     index = plan.index
-    out_pos = tuple([index[id(o)] for o in outputs])
+    out_pos = tuple([index[o] for o in outputs])  # (a plan's index is keyed by node: _graph.Plan)
     if not frees:
         return out_pos, None
     sig = plan.sig

@@ -30,7 +30,7 @@ def test_key_equals_the_signature_and_is_one_object_per_structure():
             out = [_chain(x, [lambda y: y + 1.0] * 30)._node]
             plan, key = _key(out)
             assert isinstance(key, StructuralKey)
-            assert tuple(key) == tuple(plan.sig) + ((plan.index[id(out[0])],),)
+            assert tuple(key) == tuple(plan.sig) + ((plan.index[out[0]],),)
             assert hash(key) == hash(tuple(key))
             keys.append(key)
     assert keys[0] is keys[1] is keys[2]
@@ -76,3 +76,17 @@ def test_loop_cut_graphs_compute_numpys_values():
                 y = y + 1.0
                 want = want + 1.0
         np.testing.assert_array_equal(np.asarray(y), want)
+
+
+def test_plan_index_is_keyed_by_node_with_identity_semantics():
+    # `Plan.index` is keyed by the nodes themselves: right only while a Node compares and
+    # hashes by identity (it defines neither), as an id did
+    assert _graph.Node.__eq__ is object.__eq__ and _graph.Node.__hash__ is object.__hash__
+    x = xp.asarray(np.arange(3.0))
+    y = (x + 1.0) * (x + 1.0)
+    with _graph.lock:
+        plan = Plan([y._node])
+    assert set(map(id, plan.index)) == set(map(id, plan.order + plan.leaves))
+    assert all(plan.index[n] == i for i, n in enumerate(
+        sorted(plan.order + plan.leaves, key=lambda n: plan.index[n])))
+    np.testing.assert_array_equal(np.asarray(y), (np.arange(3.0) + 1.0) ** 2)
