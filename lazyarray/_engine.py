@@ -292,8 +292,10 @@ def host_view(node, device, cause, sole_user):
             view = _runtime.host_view(buf, one_cpu_device=True)  # (checked above)
             if view is None or view.dtype != npdt or view.shape != shape:
                 return None
-        view.base.deaths = pool.returned  # (the HostMemory's death ends the lending: no watch)
-        pool.lend(buf)
+        if pool.recyclable(view.nbytes):  # (kept out of reuse until the view's base dies)
+            pool.lend(buf, view.base)
+        else:  # (no program can be handed its memory: only `is_lent` needs to know)
+            pool.show(buf, view.base)
         metrics.zero_copy_reads += 1
         return view
 

@@ -8,7 +8,8 @@ A buffer whose memory a numpy array shows (`np.asarray(x)` on the CPU reads with
 `_host_alias`) is *lent*: while that numpy array (or any numpy view of it) lives, the buffer is
 never handed out for reuse, since a program writing its output there would change the numpy
 array under the user. A lent buffer whose array dies waits aside and is recycled once the last
-numpy array over it is gone.
+numpy array over it is gone. A buffer smaller than any the pool has ever watched can never be
+recycled, so its lending needs no event: it is only `show`n (a weak reference `is_lent` asks).
 
 Threads: an array dies in whatever thread drops it last, at any point of that thread's code
 (even inside a sync, through the garbage collector). Its finalizer therefore only appends an
@@ -21,6 +22,7 @@ from __future__ import annotations
 import collections
 import math
 import weakref
+from weakref import ref as _ref
 
 from . import _config
 from ._dtypes import _by_name
@@ -43,16 +45,23 @@ class BufferPool:
         # array over a lent buffer died
         self.returned = collections.deque()
         self.held = 0  # bytes in the free lists (`returned` not counted yet)
-        self._watches = set()  # the live `_Watch`es (a weak reference must be held to call back)
+        self._watches = {}  # id -> each live `_Watch` (a weak reference must be held to call back)
+        # bytes of the smallest buffer `watch` ever took: a smaller one never enters the free lists
+        self.smallest_watched = math.inf
+        # id(buffer) -> weak references to the bases of the numpy arrays over the memory of a
+        # buffer that can never be recycled (`show`)
+        self._shown = {}
+        self._shown_purge_at = SHOWN_KEPT
 
     def _watch(self, obj, event):
         """When `obj` dies (in any thread, at any point), append `event` to `returned`."""
         ref = _Watch(obj, self._died)
         ref.event = event
-        self._watches.add(ref)
+        self._watches[id(ref)] = ref  # (by id: a weak reference hashes as its object, and a
+        # zero-copy read's base, a ctypes block, has no hash)
 
     def _died(self, ref):
-        self._watches.discard(ref)  # (set and deque operations are atomic: no lock)
+        self._watches.pop(id(ref), None)  # (dict and deque operations are atomic: no lock)
         self.returned.append(ref.event)
 
     @property
@@ -74,10 +83,9 @@ class BufferPool:
 
     def lend(self, buffer, base=None):
         """`base` (the base object of a numpy array over the buffer's memory) shows the buffer:
-        keep the buffer out of reuse until `base` dies. With no `base`, the caller has made the
-        base report its own death: it appends `(buffer,)` to `returned` (`_runtime.HostMemory`'s
-        `deaths`), which costs less than a weak reference per read. Called with the engine lock
-        held."""
+        keep the buffer out of reuse until `base` dies. With no `base`, the caller reports the
+        death itself, appending `(buffer,)` to `returned`. (A buffer that can never be recycled
+        is `show`n instead.) Called with the engine lock held."""
         if self.returned:
             self._drain()
         lent = self._lent
@@ -86,10 +94,45 @@ class BufferPool:
         if base is not None:
             self._watch(base, (buffer,))
 
+    def recyclable(self, nbytes):
+        """Whether a buffer of `nbytes` bytes may ever be handed out for reuse: only one at least
+        as large as the smallest buffer `watch` has taken (whatever `_config.pool_min_bytes` said
+        then) can be in the free lists, parked, or given back."""
+        return nbytes >= self.smallest_watched
+
+    def show(self, buffer, base):
+        """`base` (the base object of a numpy array over the buffer's memory) shows a buffer that
+        can never be recycled (`recyclable` is False: no program can be handed its memory), so
+        there is nothing to keep it out of and no death to report: `is_lent` asks a weak
+        reference instead (a small read's lending without `lend`'s events, ~1-2 us a read).
+        Called with the engine lock held."""
+        shown = self._shown
+        key = id(buffer)
+        ref = _ref(base)
+        refs = shown.get(key)
+        if refs is None:
+            if len(shown) >= self._shown_purge_at:
+                self._forget_dead_shown()
+            shown[key] = (ref,)
+        else:  # (shown again while a numpy array over it may live; dead ones are another buffer's)
+            shown[key] = tuple(r for r in refs if r() is not None) + (ref,)
+
+    def _forget_dead_shown(self):
+        shown = self._shown
+        for key, refs in list(shown.items()):
+            if all(r() is None for r in refs):
+                del shown[key]
+        self._shown_purge_at = max(SHOWN_KEPT, 2 * len(shown))
+
     def is_lent(self, buffer):
+        """Whether some live numpy array shows the buffer's memory (`lend` or `show`). (A live base
+        holds its buffer, so an id whose weak reference is alive is this buffer's.)"""
         with lock:
             self._drain()
-            return id(buffer) in self._lent
+            if id(buffer) in self._lent:
+                return True
+            refs = self._shown.get(id(buffer))
+            return refs is not None and any(r() is not None for r in refs)
 
     @staticmethod
     def nbytes(shape, dtype):
@@ -99,6 +142,8 @@ class BufferPool:
         """When `node` (just realized with a large buffer) dies, keep its buffer for reuse."""
         size = self.nbytes(node.shape, node.dtype)
         if size >= _config.pool_min_bytes and _config.pool_max_bytes:
+            if size < self.smallest_watched:
+                self.smallest_watched = size
             self._watch(node, (node.buffer, (device_id, node.shape, node.dtype.name), size))
 
     def _drain(self):
@@ -168,6 +213,9 @@ class BufferPool:
         self._parked.clear()
         self._free.clear()
         self.held = 0
+
+
+SHOWN_KEPT = 1024  # `_shown` entries before the dead ones are forgotten
 
 
 pool = BufferPool()

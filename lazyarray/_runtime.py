@@ -160,65 +160,47 @@ def to_numpy(buffer) -> np.ndarray:
 
 
 class HostMemory:
-    """The base object of a numpy array over a CPU buffer's memory (`host_view`). It holds the
-    buffer, so the memory outlives every numpy array made from it, and numpy collapses every view
-    of such an array onto it: it lives exactly as long as some numpy array shows the memory.
-    `deaths`: None, or a deque its death appends `(buffer,)` to (in whatever thread drops the
-    last numpy array: a deque's append is atomic; `_pool.BufferPool.lend`), cheaper than a weak
-    reference per read."""
-    __slots__ = ("buffer", "__array_interface__", "deaths", "__weakref__")
+    """The base object of a numpy array over a CPU buffer's memory whose layout is not dense
+    row-major (`host_view`'s fallback; `_memory` is the usual base). It holds the buffer, so the
+    memory outlives every numpy array made from it; each numpy view of such an array holds the
+    array, so it lives exactly as long as some numpy array shows the memory (the pool watches it
+    by weak reference: `_pool.BufferPool.lend`)."""
+    __slots__ = ("buffer", "__array_interface__", "__weakref__")
 
-    def __init__(self, buffer, interface, deaths=None):
+    def __init__(self, buffer, interface):
         self.buffer = buffer
         self.__array_interface__ = interface  # (jax's read-only view's, made writable)
-        self.deaths = deaths
-
-    def __del__(self):
-        deaths = self.deaths
-        if deaths is not None:
-            deaths.append((self.buffer,))
 
 
 _ndarray = np.ndarray
 
-
-def _report_death(memory):
-    deaths = memory.deaths
-    if deaths is not None:
-        deaths.append((memory.buffer,))
-
-
-# nbytes -> a ctypes char-array type of that size whose instances hold a buffer (`buffer`) and
-# report their death as `HostMemory` does (`deaths`); ctypes makes one type per length, so they
-# are kept (the oldest go first past `_MEMORY_TYPES_KEPT`: a type costs ~30 us to make)
+# nbytes -> ctypes' char-array type of that length (asking ctypes for it costs ~0.3 us)
 _memory_types = {}
 _MEMORY_TYPES_KEPT = 256
 
 
 def _memory(buffer, nbytes):
-    """A writable block of `nbytes` bytes at the CPU buffer's address, holding the buffer (so the
-    memory outlives every numpy array made over it), `deaths` None until the caller sets it:
-    what a 1-D `host_view` is made over (numpy keeps it as the array's base, and each numpy view
-    of that array holds the array, so it lives exactly as long as some numpy array shows the
-    memory)."""
+    """A writable ctypes block of `nbytes` bytes at the CPU buffer's address, holding the buffer
+    (`.buffer`), so the memory outlives every numpy array made over it: the base of a
+    `host_view` array (numpy keeps it as the array's base, and each numpy view of that array
+    holds the array, so the block lives exactly as long as some numpy array shows the memory;
+    it takes weak references, which is how the pool learns of its death)."""
     kind = _memory_types.get(nbytes)
     if kind is None:
         if len(_memory_types) >= _MEMORY_TYPES_KEPT:
             del _memory_types[next(iter(_memory_types))]
-        kind = _memory_types[nbytes] = type(f"HostMemory{nbytes}", (ctypes.c_char * nbytes,),
-                                            {"__del__": _report_death})
+        kind = _memory_types[nbytes] = ctypes.c_char * nbytes
     memory = kind.from_address(buffer.unsafe_buffer_pointer())
     memory.buffer = buffer
-    memory.deaths = None
     return memory
 
 
 def host_view(buffer, one_cpu_device=False, vector=None) -> np.ndarray | None:
     """A writable numpy array over a CPU device buffer's own memory (no copy), or None where
     there is none to be had: another platform, a buffer over several devices, an empty array,
-    or a layout jax would copy to read. The array's `base` holds the buffer (a `HostMemory`, or a
-    `_memory` object) and reports its death to `deaths`, which the caller sets (to keep the buffer
-    out of donation and reuse while it lives: `_pool.BufferPool.lend`).
+    or a layout jax would copy to read. The array's `base` holds the buffer (a `_memory` block, or
+    a `HostMemory`) and takes weak references: the caller keeps the buffer out of donation and
+    reuse while it lives (`_pool.BufferPool.lend`).
 
     `vector`: (shape, numpy dtype) of a non-empty 1-D buffer of one CPU device, as the caller
     knows it. A 1-D array has one layout (XLA's CPU buffers are neither tiled nor padded), so its
