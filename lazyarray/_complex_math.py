@@ -30,7 +30,7 @@ import numpy as np
 from . import _dtypes as dt
 from . import _ops as ops
 from ._graph import Node, pending
-from ._ops.core import node_value
+from ._ops.core import host_step, node_value, prepared
 from ._ops.elementwise import SELECT, Elementwise
 from ._ops.real_math import norm_minus_one
 
@@ -185,7 +185,7 @@ class _Template:
     nodes re-made at that shape (`at`: what the lowering emits and the interpreter evaluates;
     constants stay 0-D, as recorded), with the constants' values kept."""
 
-    __slots__ = ("attrs", "order", "positions", "interpretable", "extra_seconds", "_at")
+    __slots__ = ("attrs", "order", "positions", "interpretable", "extra_seconds", "_at", "_steps")
 
     def __init__(self, attrs, order, positions):
         self.attrs, self.order, self.positions = attrs, order, positions
@@ -197,6 +197,7 @@ class _Template:
                 extra += more(n)
         self.extra_seconds = extra
         self._at = {}
+        self._steps = {}
 
     def at(self, shape):
         """[(node at `shape`, operand positions, kept value or None)] (bounded memo)."""
@@ -216,6 +217,25 @@ class _Template:
                     kept.flags.writeable = False
                 steps.append((m, pos, kept))
             self._at[shape] = steps
+        return steps
+
+
+    def host_steps(self, shape):
+        """`at(shape)` as the interpreter runs it (bounded memo): per node, the function of its
+        operand values that evaluates it (`core.host_step`: the ufunc itself where that is its
+        evaluation, as `_interpret.HostProgram` calls it), its operands' places in the values
+        list (0: the formula's operand, i + 1: node i's value), its dtype, shape and the node
+        (for `node_value`); a constant is its kept value."""
+        steps = self._steps.get(shape)
+        if steps is None:
+            if len(self._steps) >= 64:
+                self._steps.clear()
+            steps = []
+            for m, pos, kept in self.at(shape):
+                places = tuple([0 if p < 0 else p + 1 for p in pos])
+                fn = None if kept is not None else host_step(m)
+                steps.append((fn, places, kept, m.dtype.np, m.shape, m))
+            self._steps[shape] = steps
         return steps
 
 
@@ -289,21 +309,38 @@ def _template_of(node):
     return _templates[(node.attrs.fn, node.attrs.extra, node.args[0].dtype)]
 
 
+def _prepare_formula(node):
+    """The function of the operand value that evaluates a `complex.formula` node of this
+    structure: the template's nodes at its shape run as `_interpret.HostProgram` runs a graph's
+    (each node's prepared step, its result checked by `node_value`), so the values are those of
+    each node's own evaluation, as before (SciPy's complex logsumexp: one ~70-node formula a
+    call)."""
+    steps = _template_of(node).host_steps(node.shape)
+    ndarray = np.ndarray
+
+    def run(z):
+        vals = [z]
+        for fn, places, kept, npdt, shape, m in steps:
+            if kept is not None:
+                vals.append(kept)
+                continue
+            n = len(places)
+            if n == 1:
+                v = fn(vals[places[0]])
+            elif n == 2:
+                v = fn(vals[places[0]], vals[places[1]])
+            else:
+                v = fn(*[vals[i] for i in places])
+            if type(v) is not ndarray or v.dtype is not npdt or v.shape != shape:
+                v = node_value(v, m)
+            vals.append(v)
+        return vals[-1]
+    return run
+
+
+@prepared(_prepare_formula)
 def _formula_evaluate(node, z):
-    t = _template_of(node)
-    vals = []
-    for m, pos, kept in t.at(node.shape):
-        if kept is not None:
-            vals.append(kept)
-            continue
-        if pos:
-            v = m.op.evaluate(m, *[z if p < 0 else vals[p] for p in pos])
-        else:
-            v = m.op.evaluate(m)
-        if type(v) is not np.ndarray or v.dtype is not m.dtype.np or v.shape != m.shape:
-            v = node_value(v, m)
-        vals.append(v)
-    return vals[-1]
+    return _prepare_formula(node)(z)
 
 
 def _formula_lower(e, node, z):
