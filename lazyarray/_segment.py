@@ -180,7 +180,7 @@ def _split(nodes, outputs, start, size, full, first_chunk, keep_tail, repeat):
     state.chunks_seen += full  # chunks of the last loop run so far
     plain = ([0] if start else []) + [start + j * size for j in range(full + 1)]
     hot = state.chunks_seen > HOT_CHUNKS and full >= FUSE
-    rank = dict(zip(map(id, nodes), range(len(nodes))))  # id -> position (C-level: ~1000 nodes a sync)
+    rank = dict(zip(nodes, range(len(nodes))))  # node -> position (C-level; keyed by node as `Plan.index`)
     reads = _Reads(nodes, rank)
     bounds = plain if repeat or not hot else _fused(start, size, full, keep_tail)
     need = _needs(reads, rank, outputs, bounds)
@@ -200,7 +200,7 @@ def _split(nodes, outputs, start, size, full, first_chunk, keep_tail, repeat):
             need = _needs(reads, rank, outputs, bounds)
             pieces, fused_last = _take(nodes, need, bounds, first_chunk, keep_tail)
             for node, args, attrs in rewritten:  # a pending tail keeps the loop's form (see _hoist_transposes)
-                if rank[id(node)] >= fused_last:
+                if rank[node] >= fused_last:
                     node.args, node.attrs = args, attrs
             last = fused_last
     if hoisted:
@@ -245,9 +245,9 @@ class _Reads:
         counts = np.fromiter(map(len, args), dtype=np.int64, count=len(nodes))
         self.start = np.zeros(len(nodes) + 1, dtype=np.int64)
         np.cumsum(counts, out=self.start[1:])
-        ids = list(map(id, _chain.from_iterable(args)))  # (map and chain: C-level loops over every operand)
-        self.ids = np.array(ids, dtype=np.uint64)  # (the operand itself: ids of live objects)
-        self.rank = np.fromiter(map(rank.get, ids, _forever(-1)), dtype=np.int64, count=len(ids))
+        flat = list(_chain.from_iterable(args))  # (map and chain: C-level loops over every operand)
+        self.ids = np.fromiter(map(id, flat), dtype=np.uint64, count=len(flat))  # (the operand itself: ids of live objects)
+        self.rank = np.fromiter(map(rank.get, flat, _forever(-1)), dtype=np.int64, count=len(flat))
         self.owner = np.repeat(np.arange(len(nodes), dtype=np.int64), counts)
 
     def rewrite(self, rank, rewritten):
@@ -255,7 +255,7 @@ class _Reads:
         another: their ranks stay -1)."""
         if not rewritten:
             return
-        firsts = self.start[[rank[id(node)] for node, _, _ in rewritten]].tolist()
+        firsts = self.start[[rank[node] for node, _, _ in rewritten]].tolist()
         at, ids = [], []
         for (node, _, _), j in zip(rewritten, firsts):  # (one assignment: a loop rewrites ~100 dots)
             for a in node.args:
@@ -278,7 +278,7 @@ def _needs(reads, rank, outputs, bounds):
     need[src[piece[src] != piece[dst]]] = True
     for o in outputs:
         if o.op is not None:
-            need[rank[id(o)]] = True
+            need[rank[o]] = True
     return need
 
 

@@ -139,12 +139,12 @@ def test_reads_arrays_match_a_plain_loop():
         y = xp.where(y > 0.5, y * 2.0, y - float(k)) if k % 4 == 0 else y + x
     plan = Plan([y._node])
     nodes = sorted(plan.order, key=lambda n: n.serial)
-    rank = dict(zip(map(id, nodes), range(len(nodes))))
-    assert rank == {id(n): i for i, n in enumerate(nodes)}
+    rank = dict(zip(nodes, range(len(nodes))))  # (node -> position, as `_segment._split` makes it)
+    assert [rank[n] for n in nodes] == list(range(len(nodes)))
     reads = _segment._Reads(nodes, rank)
     flat = [a for n in nodes for a in n.args]
     assert reads.ids.tolist() == [id(a) for a in flat]
-    assert reads.rank.tolist() == [rank.get(id(a), -1) for a in flat]
+    assert reads.rank.tolist() == [next((i for i, n in enumerate(nodes) if n is a), -1) for a in flat]
     assert reads.start.tolist() == [0] + list(itertools.accumulate(len(n.args) for n in nodes))
     assert reads.owner.tolist() == [i for i, n in enumerate(nodes) for _ in n.args]
     xp.evaluate(y)
@@ -207,7 +207,7 @@ def test_reads_follow_the_hoisting_rewrites(monkeypatch):
     for _ in range(_segment.HOIST_AFTER + 2):
         w = w - 0.1 * (X.T @ (X @ w - 1.0))
     nodes = sorted(Plan([w._node]).order, key=lambda n: n.serial)
-    rank = dict(zip(map(id, nodes), range(len(nodes))))
+    rank = dict(zip(nodes, range(len(nodes))))  # (node -> position, as `_segment._split` makes it)
     reads = _segment._Reads(nodes, rank)
     hoisted, rewritten = _segment._hoist_transposes(nodes)
     try:
