@@ -114,7 +114,7 @@ def test_an_element_pushed_through_a_chain_is_numpys(dtype, verifier):
     else:
         a = rng.standard_normal(200).astype(npdt)
     base = xp.asarray(a)
-    before = metrics.host_syncs
+    before, reads = metrics.host_syncs, metrics.host_element_reads
     for i in (0, 17, 199):
         if npdt.kind == "b":
             y = xp.logical_xor(base, xp.asarray(True))
@@ -123,20 +123,27 @@ def test_an_element_pushed_through_a_chain_is_numpys(dtype, verifier):
             y = base * xp.asarray(3, dtype=base.dtype) + xp.asarray(7, dtype=base.dtype)
             with np.errstate(over="ignore"):
                 want = a * npdt.type(3) + npdt.type(7)
-        e = xp.reshape(y, (-1,))[i]
+        e = xp.reshape(y, (-1,))[i]  # computed when indexed (`_host_sync.element_now`)
         assert bool(xp.any(e)) == bool(np.any(want[i]))
         v = np.asarray(xp.reshape(y, (-1,))[i])
         assert v.dtype == npdt and v.shape == ()
         assert v == want[i]
+        pushed = xp.reshape(y, (-1,))[(i,)]  # (a tuple key records the read: pushed at the read)
+        assert pushed._node.op is not None
+        assert pushed.item() == want[i].item()
+        v = np.asarray(pushed)
+        assert v.dtype == npdt and v.shape == () and v == want[i]
+    assert metrics.host_element_reads == reads + 6
     assert metrics.host_syncs > before  # the reads were the host path's, not a program's
 
 
 def test_the_probe_leaves_the_large_array_pending_and_right(verifier):
     base = xp.asarray(np.arange(100.0))
     y = base * 2.0 + 1.0
-    before = metrics.host_syncs
+    before, reads = metrics.host_syncs, metrics.host_element_reads
     assert bool(xp.any(xp.reshape(y, (-1,))[0])) is True
-    assert metrics.host_syncs == before + 1
+    # (its element computed when indexed, `_host_sync.element_now`: no sync at all)
+    assert metrics.host_syncs == before and metrics.host_element_reads == reads + 1
     assert y._node.op is not None  # still pending: its program fuses it later
     np.testing.assert_array_equal(np.asarray(y), np.arange(100.0) * 2.0 + 1.0)
 
