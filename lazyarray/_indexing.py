@@ -175,7 +175,10 @@ def _element(x, node, i):
         # element_now`; None for any other graph, which records the nodes below)
         v = _host_sync.element_now(node, (i,), device)
         if v is not None:
-            return Array._wrap(leaf_from_host(v, (), node.dtype), device)
+            e = _new(Array)  # (`Array._wrap` of a leaf, inline)
+            e._node = leaf_from_host(v, (), node.dtype)
+            e._device = device
+            return e
     if n == 1:  # (the slice is the whole axis: slice_read's reshape alone)
         return Array._wrap(slice_read(node, [_Axis(i, 1, 1, 1, True)], ()), device)
     # slice_read's two nodes for this key, bound at once: dynamic_slice(node, [start], (1,)) of

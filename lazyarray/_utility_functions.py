@@ -27,7 +27,10 @@ def _truth(x, axis, keepdims, kind):
             # x != 0; NaN is true, -0.0 false, a complex value true when either part is nonzero)
             v = node.host
             if type(v) is node.dtype.np.type:
-                return Array._wrap(leaf_from_host(v != 0, (), dt.bool), x._device)
+                r = _new(Array)  # (`Array._wrap` of a leaf, inline: nothing to register)
+                r._node = leaf_from_host(v != 0, (), dt.bool)
+                r._device = x._device
+                return r
         if node.dtype is not dt.bool:  # (the rules' results: an elementwise convert keeps the shape)
             node = _bind(ops.CONVERT, (node,), _TO_BOOL, shape, dt.bool)
         if shape:  # (every axis reduced: a 0-D result)
@@ -42,6 +45,7 @@ def _truth(x, axis, keepdims, kind):
     return Array._wrap(out, x.device)
 
 
+_new = object.__new__
 _TO_BOOL = ops.CONVERT.Attrs(dt.bool)  # (ops.convert(node, dt.bool)'s attributes)
 
 # (kind, ndim) -> the attributes of ops.reduce(node, range(ndim), kind) (`core.memo`)
