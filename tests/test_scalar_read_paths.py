@@ -225,3 +225,57 @@ def test_any_all_of_a_host_scalar(value):
         assert r.dtype == xp.bool and r.shape == ()
         assert bool(r) == bool(ref(a_np))
         assert np.asarray(r).item() == bool(ref(a_np))
+
+
+# ---------------------------------------------------------------- the element == the whole read
+
+def _unary(rng, npdt):
+    kind = np.dtype(npdt).kind
+    choices = [lambda v: -v if kind != "u" else v, lambda v: xp.abs(v) if kind != "u" else v]
+    if kind == "f":
+        choices += [xp.floor, xp.ceil, xp.round, lambda v: xp.astype(v, xp.int32),
+                    lambda v: xp.astype(v > 0.5, xp.float64)]
+    else:
+        choices += [lambda v: v & npdt(6), lambda v: v ^ npdt(5), lambda v: v | npdt(3),
+                    lambda v: xp.astype(v, xp.float64), lambda v: v << npdt(1), lambda v: v >> npdt(2)]
+    return choices[rng.integers(len(choices))]
+
+
+def _binary(rng, npdt):
+    kind = np.dtype(npdt).kind
+    choices = [lambda a, b: a + b, lambda a, b: a - b, lambda a, b: a * b, xp.maximum, xp.minimum,
+               lambda a, b: xp.where(a > b, a, b)]
+    if kind == "f":
+        choices += [lambda a, b: a / b, lambda a, b: a * 0.5 - b]
+    else:
+        choices += [lambda a, b: a // xp.where(b == 0, xp.ones_like(b), b),
+                    lambda a, b: a % xp.where(b == 0, xp.ones_like(b), b)]
+    return choices[rng.integers(len(choices))]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_element_when_indexed_is_the_whole_reads(tiered, seed):
+    """Random graphs of the host path's exact ops on large leaves: x[i] (computed when indexed,
+    or recorded where the path refuses) has the bits of the whole array's read (the interpreter
+    tier: the same evaluations, op by op, on arrays)."""
+    rng = np.random.default_rng(seed)
+    npdt = [np.float64, np.float32, np.int32, np.int64, np.uint8, np.int16][seed % 6]
+    n = 70 + int(rng.integers(60))
+    if np.dtype(npdt).kind == "f":
+        data = [(rng.standard_normal(n) * 4).astype(npdt) for _ in range(2)]
+        data[0][:3] = [np.nan, -0.0, np.inf]
+    else:
+        data = [rng.integers(0, 100, n).astype(npdt) for _ in range(2)]
+    a, b = xp.asarray(data[0]), xp.asarray(data[1])
+    y = a
+    for step in range(int(rng.integers(1, 5))):
+        y = _binary(rng, npdt)(y, b) if rng.integers(2) else _unary(rng, npdt)(y)
+        if y.dtype != a.dtype:
+            y = xp.astype(y, a.dtype)
+    with np.errstate(all="ignore"):
+        idx = [int(i) for i in rng.integers(0, n, 4)] + [0, n - 1]
+        elements = [y[i] for i in idx]
+        whole = np.asarray(y)
+    for i, e in zip(idx, elements):
+        assert e.dtype == y.dtype
+        assert _bits(np.asarray(e)) == _bits(whole[i]), (seed, i, xp.graph_text(y))
