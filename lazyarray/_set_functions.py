@@ -110,10 +110,10 @@ class _Runs:
         starts_run = np.empty(self.n, bool)
         starts_run[0] = True
         np.not_equal(sorted_[1:], sorted_[:-1], out=starts_run[1:])
-        group = np.cumsum(starts_run, dtype=np.int64)
+        group = np.add.accumulate(starts_run, dtype=np.int64)
         group -= 1
         self.count = int(group[-1]) + 1
-        self._host = (sorted_, perm, group, np.flatnonzero(starts_run))
+        self._host = (sorted_, perm, group, starts_run.nonzero()[0])
 
     def _wrap(self, node):
         return Array._wrap(node, self.x._device)

@@ -240,3 +240,20 @@ def test_namespace_results_in_a_host_program(interpreted):
         want[2, 1] = 5.0
         np.testing.assert_array_equal(np.asarray(x), want)
         np.testing.assert_array_equal(np.asarray(y), want.reshape(900))  # (a view, as numpy's reshape)
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (3, 3), (8, 8), (50, 50), (7, 4), (4, 7)], ids=str)
+def test_lu_permutation_is_getrfs_row_swaps(shape):
+    """`lapack_host._lu`'s permutation (now swapped as a Python list) is getrf's row swaps applied
+    in order to 0..m-1, as numpy element swaps gave it: int32, the same values."""
+    lh = importlib.import_module("lazyarray._ops.lapack_host")
+    rng = np.random.default_rng(sum(shape))
+    a = np.asfortranarray(rng.standard_normal(shape))
+    lu, piv, perm = lh._lu(a.copy(order="F"))
+    want = np.arange(shape[0], dtype=np.int32)
+    for i, p in enumerate(piv.tolist()):
+        want[i], want[p] = want[p], want[i]
+    assert perm.dtype == np.int32 and perm.tobytes() == want.tobytes()
+    m, n = shape
+    lower = np.tril(lu[:, :min(m, n)], -1) + np.eye(m, min(m, n))
+    np.testing.assert_allclose(lower @ np.triu(lu[:min(m, n)]), a[perm], atol=1e-12)  # P A = L U

@@ -96,10 +96,10 @@ def _lu(a, *, overwrite=False):
     if info < 0:  # jax's lowering: NaN factors where getrf rejected its input
         _nan(lu)
     piv = piv.astype(np.int32)[:min(m, n)]
-    perm = np.arange(m, dtype=np.int32)
+    perm = list(range(m))  # (swapped as a list: ~0.1 us a swap against ~0.8 on numpy elements)
     for i, p in enumerate(piv.tolist()):
         perm[i], perm[p] = perm[p], perm[i]
-    return lu, piv, perm
+    return lu, piv, np.array(perm, dtype=np.int32)
 
 
 def _cholesky(a, *, overwrite=False):
