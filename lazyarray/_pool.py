@@ -114,8 +114,10 @@ class BufferPool:
             if len(shown) >= self._shown_purge_at:
                 self._forget_dead_shown()
             shown[key] = (ref,)
+        elif len(refs) == 1 and refs[0]() is None:  # (the usual: a dead buffer's id, reused)
+            shown[key] = (ref,)
         else:  # (shown again while a numpy array over it may live; dead ones are another buffer's)
-            shown[key] = tuple(r for r in refs if r() is not None) + (ref,)
+            shown[key] = tuple([r for r in refs if r() is not None]) + (ref,)
 
     def _forget_dead_shown(self):
         shown = self._shown
