@@ -176,15 +176,15 @@ class Replay:
             buf = leaf.buffer
             inputs.append(buf if buf is not None else input_buffer(leaf, device))
         if self.packed:
-            values = [leaves[i].host for i in self.packed_at]
             last = self.last
             if last is not None:
-                for a, b in zip(values, last[0]):
-                    if a is not b:
+                for i, value in last[0]:
+                    if leaves[i].host is not value:
                         break
                 else:  # the same objects as last time: the same bytes, the same vectors
                     inputs += last[1]
                     return inputs
+            values = [leaves[i].host for i in self.packed_at]
             vectors, at = [], 0
             for dtype, group in self.packed:
                 vectors.append(packed_buffer(values[at:at + len(group)], dtype, device))
@@ -193,8 +193,8 @@ class Replay:
                 if type(v) not in _IMMUTABLE_SCALARS:  # (a 0-D numpy array may change in place)
                     self.last = None
                     break
-            else:
-                self.last = (values, vectors)
+            else:  # ((leaf position, value) pairs: the check above builds no list)
+                self.last = (tuple(zip(self.packed_at, values)), vectors)
             inputs += vectors
         return inputs
 
