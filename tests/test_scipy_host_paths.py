@@ -253,3 +253,29 @@ def test_pow_and_bitwise_operators_off_the_fast_path_still_match_numpy():
     m = xp.asarray(np.array([True, False, True]))
     np.testing.assert_array_equal(np.asarray(m | xp.asarray(np.array([0, 1, 0], np.int8))),
                                   np.array([True, False, True]) | np.array([0, 1, 0], np.int8))
+
+
+# ---------------------------------------------------------------- interpreter: max/min zero signs
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_interpreted_maximum_minimum_keep_ieee_zero_signs(dtype):
+    """The interpreter's maximum/minimum skip the zero-sign fix when the result has no zero;
+    every pair of special values (as arrays and as 0-D operands) still gives IEEE's answer:
+    max(-0, +0) = +0, min(-0, +0) = -0 in either order, NaN propagates."""
+    specials = np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 1e-7, -1e-7, 3.0], dtype)
+    a, b = (np.array(v, dtype) for v in zip(*[(x, y) for x in specials for y in specials]))
+
+    def ieee(x, y, take_max):
+        both_zero = (x == 0) & (y == 0)
+        zero = np.where(np.signbit(x) & np.signbit(y) if take_max else np.signbit(x) | np.signbit(y),
+                        dtype(-0.0), dtype(0.0))
+        plain = np.fmax(x, y) if take_max else np.fmin(x, y)
+        return np.where(np.isnan(x) | np.isnan(y), dtype(np.nan), np.where(both_zero, zero, plain))
+
+    for fn, take_max in ((xp.maximum, True), (xp.minimum, False)):
+        want = ieee(a, b, take_max)
+        got = np.asarray(fn(xp.asarray(a), xp.asarray(b)))
+        assert np.array_equal(np.signbit(got), np.signbit(want)) and np.array_equal(got, want, equal_nan=True)
+        for i in (0, 1, 10, 11, 33):  # 0-D operands (pairs of zeros among them)
+            got0 = np.asarray(fn(xp.asarray(a[i]), xp.asarray(b[i])))
+            assert np.signbit(got0) == np.signbit(want[i]) and np.array_equal(got0, want[i], equal_nan=True)

@@ -212,7 +212,7 @@ def _maxmin(fn, take_neg):
     @prepared(lambda node: None if node.dtype.kind == "f" else fn)  # (zero signs: floats only)
     def evaluate(node, a, b):
         r = fn(a, b)
-        if node.dtype.kind == "f":
+        if node.dtype.kind == "f" and not r.all():  # (no zero in r: no pair of zeros to fix)
             # IEEE: max(-0.0, +0.0) = +0.0 and min = -0.0, whichever comes first
             both = (a == 0) & (b == 0)
             if both.any():
