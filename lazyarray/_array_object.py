@@ -132,6 +132,9 @@ class Array:
         return _engine.read_scalar(node, self._device, cause)
 
     def __bool__(self) -> bool:
+        node = self._node
+        if not node.shape:  # (0-D, the commonest truth test: `_scalar_value`'s check, a call less)
+            return builtins.bool(_engine.read_scalar(node, self._device, "bool"))
         return builtins.bool(self._scalar_value("bool"))
 
     def __int__(self) -> int:
