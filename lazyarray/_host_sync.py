@@ -248,7 +248,7 @@ _PY_SCALARS = frozenset({float, int, bool, complex})
 # dispatch costs ~0.7 us of a scalar op's ~0.8; a result of the same type). Integers wrap as the
 # ufunc does (numpy's overflow warning is off wherever these run: `numpy_errors_quiet`; compare
 # and select never set it). Float16 is left to the ufunc (its scalar math goes through float32).
-# Checked against `OpDef.evaluate` bit for bit: tests/test_scalar_reads_s11.py.
+# Checked against `OpDef.evaluate` bit for bit: tests/test_scalar_read_paths.py.
 _SCALAR_MATH = {ops.ADD: operator.add, ops.SUBTRACT: operator.sub, ops.MULTIPLY: operator.mul}
 _SCALAR_COMPARE = {"EQ": operator.eq, "NE": operator.ne, "LT": operator.lt, "LE": operator.le,
                    "GT": operator.gt, "GE": operator.ge}
