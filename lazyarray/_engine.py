@@ -28,7 +28,7 @@ import numpy as np
 
 from . import _config, _host_sync, _runtime, _segment
 from ._engine_state import state
-from ._graph import Plan, lock as _lock, pending
+from ._graph import Plan, computed_nodes, lock as _lock, pending
 from ._metrics import metrics, user_site
 
 _prod = math.prod  # (a large read skips `_host_sync`'s set-up: `_realize`)
@@ -112,15 +112,19 @@ def _realize_program(targets, device, cause):
     big = traced >= _segment.MIN_NODES
     if cause == "cut":
         outputs = _unique(targets + candidates)
-        plan = Plan(outputs)  # (before the count is reset: it tells Plan a deep graph is coming)
-        pending.nodes_since_sync = 0
         unsplit = state.unsplit_sites
         if big and site not in unsplit:
-            if _run_segmented(outputs, plan.order, device, site, keep_tail=True):
+            # (chunking reads the computed nodes alone: no plan's signature, positions, leaves)
+            order = computed_nodes(outputs)
+            pending.nodes_since_sync = 0
+            if _run_segmented(outputs, order, device, site, keep_tail=True):
                 return
             unsplit.add(site)  # the loop there is not worth splitting: do not look again
             if len(unsplit) > 256:
                 unsplit.clear()
+            pending.nodes_since_sync = traced
+        plan = Plan(outputs)  # (before the count is reset: it tells Plan a deep graph is coming)
+        pending.nodes_since_sync = 0
     else:
         plan = Plan(targets)
         pending.nodes_since_sync = 0

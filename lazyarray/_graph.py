@@ -632,6 +632,28 @@ def split_leaves(leaves):
     return buffers, packed
 
 
+def computed_nodes(outputs):
+    """The computed nodes of the graph behind `outputs` (the nodes a `Plan` of it would `order`),
+    in no particular order: what loop chunking reads at a budget cut (`_segment.chunks` sorts
+    them by creation), without the plan's signature, positions and leaves, which the chunks'
+    own plans make again (~0.2 ms instead of ~0.5 for a 1000-node cut). Starts a sync as a
+    `Plan` does: later uses of a Python scalar get new leaves (`scalar_leaf`)."""
+    if scalar_leaves:
+        scalar_leaves.clear()
+    seen = {}  # node -> None: keyed by the node itself, as `Plan.index`; insertion-ordered
+    stack = [o for o in outputs if o.op is not None]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node = pop()
+        if node in seen:
+            continue
+        seen[node] = None
+        for a in node.args:
+            if a.op is not None and a not in seen:
+                push(a)
+    return list(seen)
+
+
 def toposort(outputs):
     """Computed nodes in dependency order and leaves in first-use order."""
     plan = Plan(outputs)
