@@ -99,7 +99,8 @@ class Metrics:
             f"  compiles            {self.compiles} ({self.disk_hits} loaded from disk)",
             f"  compile time        {self.compile_seconds * 1e3:.1f} ms ({self.background_compiles} compiles started in the background)",
             f"  interpreted         {self.interpreted} programs in {self.interpret_seconds * 1e3:.1f} ms (tier 1)",
-            f"  small host reads    {self.host_syncs} ({self.host_sync_ops} ops, no program)",
+            f"  small host reads    {self.host_syncs} ({self.host_sync_ops} ops, no program); "
+            f"{self.host_element_reads} x[i] read when indexed",
             f"  execute time        {self.execute_seconds * 1e3:.1f} ms",
             f"  bytes to device     {self.bytes_to_device}",
             f"  bytes to host       {self.bytes_to_host}",
