@@ -279,3 +279,23 @@ def test_the_element_when_indexed_is_the_whole_reads(tiered, seed):
     for i, e in zip(idx, elements):
         assert e.dtype == y.dtype
         assert _bits(np.asarray(e)) == _bits(whole[i]), (seed, i, xp.graph_text(y))
+
+
+# ---------------------------------------------------------------- components of dead temporaries
+
+def test_pruning_keeps_every_live_pending_array(tiered):
+    """`_Pending._prune_components` (at each new component past the bound) drops the components
+    of the reads' dead temporaries and keeps every one with a live pending array: a cut still
+    sees them all."""
+    pending = _graph.pending
+    t = xp.asarray(np.linspace(0.0, 1.0, 64))
+    x = xp.asarray(0.5)
+    keep_np = np.arange(8.0)
+    keep = [xp.asarray(keep_np) + float(j) for j in range(300)]  # one component each
+    for r in range(3 * pending._compact_at):  # several prunes: a new component per temporary
+        assert bool(t[r % 64] <= x) == (np.linspace(0.0, 1.0, 64)[r % 64] <= 0.5)
+    assert len(pending._components) < pending._compact_at  # the dead temporaries' were dropped
+    live = {id(h) for h in pending.live()}
+    assert all(id(k) in live for k in keep)
+    for j in (0, 150, 299):
+        np.testing.assert_array_equal(np.asarray(keep[j]), keep_np + float(j))
