@@ -167,10 +167,12 @@ class _Pending:
     def new_component(self):
         comp = Component()
         comps = self._components
-        comps.append(comp)  # atomic: any thread, no lock
         if len(comps) >= self._compact_at:  # bound the list between syncs (amortised O(1))
+            # (before the new component joins the list: it has no handle yet, and a prune then
+            # would drop it, hiding the array about to be registered on it from cuts' `live`)
             with lock:
                 self._prune_components()
+        comps.append(comp)  # atomic: any thread, no lock
         return comp
 
     def _prune_components(self):

@@ -186,10 +186,14 @@ def run_leaf_op(node):
     (its host value: leaves of `x[i]` hold theirs so too, and every reader of a host value takes
     a numpy scalar), not a 0-D array: ~0.3 us less per read."""
     op = node.op
+    shape = node.shape
+    if not shape and (op in _SCALAR_MATH or op is _COMPARE_OP):
+        v = _scalar_leaf_op(node, op)
+        if v is not None:
+            return v
     cond = _LEAF_OPS.get(op, False)
     if cond is False or (cond is not None and not cond(node)) or not op.interpretable(node):
         return None
-    shape = node.shape
     values = []
     if shape:
         n = 1
@@ -255,6 +259,57 @@ _SCALAR_COMPARE = {"EQ": operator.eq, "NE": operator.ne, "LT": operator.lt, "LE"
 _COMPARE_OP = ops.COMPARE
 _SCALAR_TYPES = frozenset({np.float32, np.float64, np.int8, np.int16, np.int32, np.int64,
                            np.uint8, np.uint16, np.uint32, np.uint64})
+
+
+def _scalar_leaf_op(node, op):
+    """`run_leaf_op` for its commonest node, `bool(t[i] <= x)`'s: a 0-D add, subtract, multiply
+    or compare (`op`) of two leaves holding numpy scalars (or 0-D arrays, or Python scalars) of
+    one real dtype of `_SCALAR_TYPES`, by numpy's scalar math, with none of the general path's
+    per-read steps: the value (a numpy scalar; the node realized), or None, having done nothing.
+    No EXACT check: these four ops on these dtypes pass it (`_takes`; a test checks every pair,
+    tests/test_scalar_read_paths.py)."""
+    a, b = node.args
+    if a.op is not None or b.op is not None:
+        return None
+    npt = a.dtype.np.type
+    if b.dtype.np.type is not npt or npt not in _SCALAR_TYPES:
+        return None
+    va, vb = a.host, b.host
+    if type(va) is not npt:
+        if type(va) is np.ndarray and va.dtype is a.dtype.np and not va.shape:
+            va = va[()]
+        elif type(va) in _PY_SCALARS:
+            va = _scalar_of(a, va)
+        else:
+            return None  # (a buffer, or another host value: the general path)
+    if type(vb) is not npt:
+        if type(vb) is np.ndarray and vb.dtype is b.dtype.np and not vb.shape:
+            vb = vb[()]
+        elif type(vb) in _PY_SCALARS:
+            vb = _scalar_of(b, vb)
+        else:
+            return None
+    if type(va) is not npt or type(vb) is not npt:  # (a Python int too large for the dtype)
+        return None
+    try:
+        if op is _COMPARE_OP:  # (quiet on NaN: numpy's flags untouched)
+            v = _SCALAR_COMPARE[node.attrs.direction](va, vb)
+        else:
+            quiet = numpy_errors_quiet()
+            try:
+                v = _SCALAR_MATH[op](va, vb)
+            finally:
+                numpy_errors_loud(quiet)
+    except Exception:  # noqa: BLE001 - the usual path reports it, at this same call
+        return None
+    if type(v) is not node.dtype.np.type:  # (never, for these ops and dtypes: the general path)
+        return None
+    if _config.verify:  # the graph verifier: before the node is realized
+        _verify.verify([node], node.args)
+    node.realize_host(v)
+    metrics.host_syncs += 1
+    metrics.host_sync_ops += 1
+    return v
 
 
 def scalar_evaluate(op, node, values):
