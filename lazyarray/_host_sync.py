@@ -280,6 +280,8 @@ def _scalar_leaf_op(node, op):
             va = va[()]
         elif type(va) in _PY_SCALARS:
             va = _scalar_of(a, va)
+            if type(va) is not npt:  # (a Python int too large for the dtype: the general path)
+                return None
         else:
             return None  # (a buffer, or another host value: the general path)
     if type(vb) is not npt:
@@ -287,10 +289,10 @@ def _scalar_leaf_op(node, op):
             vb = vb[()]
         elif type(vb) in _PY_SCALARS:
             vb = _scalar_of(b, vb)
+            if type(vb) is not npt:
+                return None
         else:
             return None
-    if type(va) is not npt or type(vb) is not npt:  # (a Python int too large for the dtype)
-        return None
     try:
         if op is _COMPARE_OP:  # (quiet on NaN: numpy's flags untouched)
             v = _SCALAR_COMPARE[node.attrs.direction](va, vb)
