@@ -36,6 +36,13 @@ and the like read the node without this (a numpy write changes neither). Elsewhe
 device, a mesh, a view's alias, a 0-D array, a host value held elsewhere, a node with other users) the
 alias is a host copy, as before.
 
+A shared alias is held by weak references only (the family's `shared`: the numpy array and the
+node; the family knows its root array weakly too): a dropped read has nothing to take in (its
+writes were the node's own), so the numpy array, its memory, the array and its node die where
+the user lets go of them, not at the next `np.asarray` (which only forgets the dead entry). A
+family keyed by a dead array's id is stale: `_family_of` ignores it, a sweep drops it. Once a
+shared alias unshares it is a copied alias, held strongly like any other.
+
 Costs of a copied alias: one host copy at export, then a comparison of the alias's bytes at each
 node read of the family while it lives.
 """
@@ -44,6 +51,7 @@ from __future__ import annotations
 import contextlib
 import math
 import sys
+import weakref
 
 import numpy as np
 
@@ -59,23 +67,43 @@ _SOLE_USER_REFS = 5
 
 
 class _Alias:
-    __slots__ = ("host", "holder", "node", "readonly", "shared")
+    """A copied alias (a host copy of its holder's value, compared and refreshed)."""
+    __slots__ = ("host", "holder", "node", "readonly")
 
-    def __init__(self, host, holder, node, readonly, shared):
+    def __init__(self, host, holder, node, readonly):
         self.host = host      # the numpy array handed out
         self.holder = holder  # the handle whose value it shows
         self.node = node      # the realized node whose value `host` held when last in agreement
         self.readonly = readonly  # the holder is a read-only view: so is the numpy array
-        self.shared = shared  # `host` is the memory of `node`'s device buffer (zero-copy)
 
 
 class _Family:
-    __slots__ = ("aliases", "busy", "plain_cls")
+    __slots__ = ("aliases", "busy", "plain_cls", "root_ref", "shared")
 
-    def __init__(self, plain_cls):
-        self.aliases = []
+    def __init__(self, plain_cls, root):
+        self.aliases = []  # copied aliases of the root and its views
         self.busy = False
         self.plain_cls = plain_cls
+        self.root_ref = weakref.ref(root)
+        # the root's zero-copy read: (weak reference to the numpy array over its node's memory,
+        # weak reference to that node), or None
+        self.shared = None
+
+
+def _family_of(root):
+    """The family of the live array `root`, or None (a family left at its id by a dead array
+    whose place it took is not its family)."""
+    fam = _families.get(id(root))
+    if fam is not None and fam.root_ref() is not root:
+        return None
+    return fam
+
+
+def _end(root, fam):
+    """The family has no alias left: forget it and turn its root plain. (Under write_lock.)"""
+    if _families.get(id(root)) is fam:
+        del _families[id(root)]
+    root.__class__ = fam.plain_cls
 
 
 _families = {}  # id(root array) -> _Family of the live host aliases of it and its views
@@ -105,31 +133,35 @@ def export(x, aliased_cls):
     _sweep()
     root = _root(x)
     with write_lock:
-        fam = _families.get(id(root))
+        fam = _family_of(root)
         if fam is not None:
             flush(root, capture=False)
+            if x is root and fam.shared is not None:
+                host = fam.shared[0]()
+                if host is not None:
+                    return host  # the node's own memory still
             for a in fam.aliases:
                 if a.holder is x:
                     return a.host  # kept equal to x by flush/after_write
         node = x._node
-        fam = _families.get(id(root))
+        fam = _family_of(root)
         if fam is None:
             # (from here on another thread's read of the family's node waits for write_lock)
-            fam = _families[id(root)] = _Family(type(root))
+            fam = _families[id(root)] = _Family(type(root), root)
             root.__class__ = aliased_cls
         try:
             host = None
-            if x is root:
+            if x is root and fam.shared is None:
                 host = _engine.host_view(node, x._device, "numpy", _sole_user)
-            shared = host is not None
-            if not shared:
+            if host is None:
                 host = _engine.to_numpy(node, x._device, "numpy")  # a copy we own; node is realized
+                return _add_alias(fam, x, node, host)
         except BaseException:
-            if not fam.aliases:
-                del _families[id(root)]
-                root.__class__ = fam.plain_cls
+            if not fam.aliases and fam.shared is None:
+                _end(root, fam)
             raise
-        return _add_alias(fam, x, node, host, shared)
+        fam.shared = (weakref.ref(host), weakref.ref(node))
+        return host
 
 
 def _sole_user(node):
@@ -137,19 +169,28 @@ def _sole_user(node):
     return sys.getrefcount(node) <= _SOLE_USER_REFS
 
 
-def _add_alias(fam, x, node, host, shared):
+def _add_alias(fam, x, node, host):
     readonly = _is_view(x) and readonly_step(x) is not None
     if readonly:  # as numpy's array of a read-only view: a write raises at once
         host.flags.writeable = False
-    fam.aliases.append(_Alias(host, x, node, readonly, shared))
+    fam.aliases.append(_Alias(host, x, node, readonly))
     return host
 
 
-def _unshare(a):
-    """The alias's node is about to gain another user: it takes a copy of the memory's current
-    value into a buffer of its own, and the numpy array keeps the memory (still lent)."""
-    _engine.unshare(a.node, a.holder._device, a.host)
-    a.shared = False
+def _unshare(root, fam, host):
+    """The root's node is about to gain another user (or a new value) while the numpy array
+    `host` over its memory lives: the node takes a copy of the memory's current value into a
+    buffer of its own, the numpy array keeps the memory (still lent) and becomes a copied alias
+    (held strongly from now on). If the node is gone (the root was rebound to a new value and
+    nothing else held it), nobody can see it: the alias's last agreed value is a copy of the
+    memory instead."""
+    node = fam.shared[1]()
+    fam.shared = None
+    if node is not None:
+        _engine.unshare(node, root._device, host)
+    else:
+        node = leaf_from_host(host.copy(), host.shape, root.dtype)
+    fam.aliases.append(_Alias(host, root, node, False))
 
 
 def _value_view(node):
@@ -173,7 +214,7 @@ def _holding(root):
     this thread is inside its flush or refresh already (they rebind, which calls back here)."""
     with write_lock:
         fam = _families.get(id(root))
-        if fam is None or fam.busy:
+        if fam is None or fam.busy or fam.root_ref() is not root:
             yield None
             return
         fam.busy = True
@@ -185,7 +226,7 @@ def _holding(root):
 
 def flush(root, capture=True):
     """Take in what was written into the family's host aliases; forget those nobody holds. With
-    `capture` (a read of the node that may hand it to a new user), shared aliases unshare."""
+    `capture` (a read of the node that may hand it to a new user), a shared alias unshares."""
     if id(root) not in _families:
         return
     with _holding(root) as fam:
@@ -194,12 +235,16 @@ def flush(root, capture=True):
 
 
 def _flush(root, fam, capture=True):
+    shared = fam.shared
+    if shared is not None:  # (its writes are the node's already: nothing to take in)
+        host = shared[0]()
+        if host is None:
+            fam.shared = None  # dropped
+        elif capture:
+            _unshare(root, fam, host)
+        host = None
     taken = False
     for a in list(fam.aliases):
-        if a.shared:  # its writes are the node's already
-            if capture and sys.getrefcount(a.host) > _OURS:
-                _unshare(a)
-            continue
         if not _agrees(a.host, a.node):
             leaf = leaf_from_host(a.host.copy(), a.host.shape, a.node.dtype)
             a.holder._rebind(leaf)
@@ -208,11 +253,10 @@ def _flush(root, fam, capture=True):
     if taken:
         _refresh(fam)
     for a in list(fam.aliases):  # (one dropped just now may hold writes: the next flush takes them)
-        if sys.getrefcount(a.host) <= _OURS and (a.shared or _agrees(a.host, a.node)):
+        if sys.getrefcount(a.host) <= _OURS and _agrees(a.host, a.node):
             fam.aliases.remove(a)
-    if not fam.aliases:
-        del _families[id(root)]
-        root.__class__ = fam.plain_cls
+    if not fam.aliases and fam.shared is None:
+        _end(root, fam)
 
 
 def after_write(root):
@@ -228,12 +272,18 @@ def _refresh(fam):
     """Copy into each host alias the elements of its holder that changed since they last agreed.
     Only those: the rest of the numpy array may hold writes not yet taken in (another thread may
     be filling it right now), which a whole copy would undo."""
+    shared = fam.shared
+    if shared is not None:  # (the write below must not change the old node's value)
+        host, root = shared[0](), fam.root_ref()
+        if host is None or root is None:
+            fam.shared = None
+        elif root._pending_node() is not shared[1]():
+            _unshare(root, fam, host)
+        host = root = None
     for a in fam.aliases:
         node = a.holder._node
         if node is a.node:
             continue
-        if a.shared:  # (the write below must not change the old node's value)
-            _unshare(a)
         new = _engine.to_numpy(node, a.holder._device, "numpy alias")
         old = _value_view(a.node)
         changed = _differs(new, old)
@@ -265,13 +315,26 @@ def _differs(new, old):
 
 
 def _sweep():
-    """Flush the families with an alias nobody holds any more, so they let go of their arrays
-    (an alias holds its holder, and so the family's root)."""
+    """Drop the families of arrays that died, end those whose only alias was a zero-copy read
+    nobody holds any more, and flush those with a copied alias nobody holds (it may hold writes
+    to take in), so they let go of their arrays (a copied alias holds its holder, and so the
+    family's root)."""
     if not _families:
         return
     getrefcount = sys.getrefcount
-    for fam in list(_families.values()):
+    for key, fam in list(_families.items()):
+        root = fam.root_ref()
+        if root is None:  # (a dead array had no copied alias: one would have held it)
+            with write_lock:
+                if _families.get(key) is fam:
+                    del _families[key]
+            continue
         aliases = fam.aliases
+        if not aliases:
+            shared = fam.shared
+            if shared is not None and shared[0]() is None:
+                _forget_dead_shared(fam, root)
+            continue
         for a in aliases:  # (a loop, not any(generator): this runs at every np.asarray)
             if getrefcount(a.host) <= _OURS:
                 break
@@ -280,26 +343,20 @@ def _sweep():
         first = aliases[:1]  # (another thread's flush may empty the list meanwhile)
         if not first:
             continue
-        root = _root(first[0].holder)
-        if not _forget_dead_shared(fam, root):
-            flush(root, capture=False)
+        flush(root, capture=False)
 
 
 def _forget_dead_shared(fam, root):
-    """The common case of `_sweep` (a zero-copy read looked at and dropped) without a whole
-    flush: when every alias of the family is shared and nobody holds its numpy array, there is
-    nothing to take in (the memory was the node's value) and the family just ends, as `_flush`
-    would end it. Returns whether it did."""
+    """The common case of `_sweep` for a live array (a zero-copy read looked at and dropped)
+    without a whole flush: no copied alias, and nobody holds the numpy array: there is nothing
+    to take in (the memory was the node's value) and the family just ends, as `_flush` would end
+    it. Returns whether it did."""
     with write_lock:
-        aliases = fam.aliases
-        if fam.busy or not aliases:
+        if fam.busy or fam.aliases or _families.get(id(root)) is not fam:
             return False
-        for a in aliases:
-            if not a.shared or sys.getrefcount(a.host) > _OURS:
-                return False
-        if _families.get(id(root)) is not fam:
+        shared = fam.shared
+        if shared is not None and shared[0]() is not None:
             return False
-        aliases.clear()
-        del _families[id(root)]
-        root.__class__ = fam.plain_cls
+        fam.shared = None
+        _end(root, fam)
         return True

@@ -133,3 +133,71 @@ def test_numpy_scalars_and_integers_are_packed_each_run(compiled_now, packed_cal
     for k in range(3):
         n = 10 ** 12 + k  # Python ints, new objects each time
         np.testing.assert_array_equal(np.asarray(x + n), data + n)
+
+
+def test_dropped_zero_copy_read_lets_go_of_its_array_at_once(compiled_now):
+    """A zero-copy read's family holds the numpy array, the array and its node weakly: dropping
+    them frees the node (and its buffer) where the user lets go, not at the next np.asarray; the
+    next sweep only forgets the dead entry."""
+    import weakref
+    y = xp.asarray(np.arange(500.0)) * 2.0
+    host = np.asarray(y)
+    node = weakref.ref(y._pending_node())
+    assert host.ctypes.data == _buffer(y).unsafe_buffer_pointer()
+    key = id(y)
+    del host, y
+    assert node() is None  # no sweep, no collection: reference counts alone
+    _host_alias._sweep()
+    assert key not in _host_alias._families
+
+
+def test_a_family_left_at_a_reused_id_is_not_the_new_arrays(compiled_now):
+    """A dead array's family may stay at its id until a sweep; an array later made at that
+    address (here: the entry put at the new array's id by hand) reads, writes and aliases as a
+    fresh one, and the sweep forgets only the dead one's family."""
+    y = xp.asarray(np.arange(64.0)) + 1.0
+    np.asarray(y)
+    stale = _host_alias._families[id(y)]
+    z = xp.asarray(np.arange(64.0)) * 3.0
+    _host_alias._families[id(z)] = stale  # (what a reused address leaves)
+    del y
+    assert stale.root_ref() is None
+    host = np.asarray(z)
+    np.testing.assert_array_equal(host, np.arange(64.0) * 3.0)
+    fam = _host_alias._families[id(z)]
+    assert fam is not stale and fam.root_ref() is z
+    assert host.ctypes.data == _buffer(z).unsafe_buffer_pointer()
+    host[0] = -1.0
+    np.testing.assert_array_equal(np.asarray(z * 1.0)[:2], [-1.0, 3.0])
+    np.testing.assert_array_equal(host[:2], [-1.0, 3.0])
+    _host_alias._sweep()
+    assert all(f is not stale for f in _host_alias._families.values())
+    assert _host_alias._families[id(z)] is fam
+
+
+@pytest.mark.parametrize("write", ["all", "slice", "inplace"])
+def test_lazy_write_while_a_zero_copy_read_lives(compiled_now, write):
+    """A write to the array while its zero-copy read lives: the numpy array shows the new value,
+    an op recorded before the write keeps the old one (the old node, alive or not, is never
+    written through the numpy array's memory)."""
+    data = np.arange(40.0)
+    y = xp.asarray(data) * 2.0
+    host = np.asarray(y)
+    before = y + 0.5
+    want = data * 2.0
+    if write == "all":
+        y[...] = 3.0
+        want = np.full(40, 3.0)
+    elif write == "slice":
+        y[5:9] = xp.asarray(np.array([7.0, 8.0, 9.0, 10.0]))
+        want = want.copy()
+        want[5:9] = [7.0, 8.0, 9.0, 10.0]
+    else:
+        y += 1.0
+        want = want + 1.0
+    np.testing.assert_array_equal(host, want)
+    np.testing.assert_array_equal(np.asarray(y, copy=True), want)
+    np.testing.assert_array_equal(np.asarray(before), data * 2.0 + 0.5)
+    host[1] = 100.0  # still an alias both ways
+    want[1] = 100.0
+    np.testing.assert_array_equal(np.asarray(y * 1.0), want)
