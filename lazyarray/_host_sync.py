@@ -697,8 +697,8 @@ def _at(node, idx, budget, seen):
                 values.append(v[idx])
             elif t is a.dtype.np.type:
                 values.append(v)
-            elif t in _PY_SCALARS:
-                values.append(_scalar_of(a, v))
+            elif t in _PY_SCALARS:  # (`_scalar_of`, inline; a conversion numpy refuses raises:
+                values.append(a.dtype.np.type(v))  # the index then records, as for any error)
             else:
                 values.append(_leaf(a)[()])
         v = None
