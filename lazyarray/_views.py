@@ -25,12 +25,25 @@ from . import _ops as ops
 write_lock = threading.RLock()
 
 
+_contiguous = {}  # shape -> its C-order element strides (a function of a tuple of ints; bounded)
+
+
 def contiguous_strides(shape):
-    strides, step = [], 1
-    for n in reversed(shape):
-        strides.append(step)
-        step *= max(n, 1)
-    return tuple(reversed(strides))
+    """C-order element strides of `shape` (memoized: every basic read of a plain array asks, ~400
+    times a pass of SciPy's table, mostly for a few shapes)."""
+    if type(shape) is not tuple:
+        shape = tuple(shape)
+    strides = _contiguous.get(shape)
+    if strides is None:
+        out, step = [], 1
+        for n in reversed(shape):
+            out.append(step)
+            step *= max(n, 1)
+        strides = tuple(reversed(out))
+        if len(_contiguous) >= 4096:
+            _contiguous.clear()
+        _contiguous[shape] = strides
+    return strides
 
 
 def reshape_strides(shape, strides, new_shape):

@@ -279,3 +279,16 @@ def test_interpreted_maximum_minimum_keep_ieee_zero_signs(dtype):
         for i in (0, 1, 10, 11, 33):  # 0-D operands (pairs of zeros among them)
             got0 = np.asarray(fn(xp.asarray(a[i]), xp.asarray(b[i])))
             assert np.signbit(got0) == np.signbit(want[i]) and np.array_equal(got0, want[i], equal_nan=True)
+
+
+# ---------------------------------------------------------------- memoized C strides
+
+def test_contiguous_strides_are_numpys_for_every_shape_asked_twice():
+    from lazyarray import _views
+    for shape in [(), (3,), (2, 3), (1, 1, 7), (2, 3, 4, 5), (6, 1), [4, 2]]:
+        a = np.empty(shape)
+        want = tuple(s // a.itemsize for s in a.strides)
+        assert _views.contiguous_strides(shape) == want == _views.contiguous_strides(shape)
+    assert _views.contiguous_strides((4, 0, 5)) == (5, 5, 1)  # (a zero axis counts as 1)
+    x = xp.asarray(np.arange(24.0).reshape(2, 3, 4))
+    np.testing.assert_array_equal(np.asarray(xp.reshape(x[:, 1:], (2, 8))), np.arange(24.0).reshape(2, 3, 4)[:, 1:].reshape(2, 8))
