@@ -22,13 +22,16 @@ Run from a checkout (`.venv/bin/python benchmarks/overheads.py`): prints one JSO
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import sys
 import time
 
 import numpy as np
 
-sys.path.insert(0, ".")
+# the checkout this file is in, not the working directory's: run from elsewhere, "." would
+# measure whatever lazyarray that directory holds
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def _median_us(fn, reps):
