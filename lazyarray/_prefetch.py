@@ -21,6 +21,9 @@ take the programs), and after a fork the child forgets loads its parent's thread
 Beside the manifest, the same command's run keeps what its interpreter learnt about the graphs it
 did not compile (`learnt_costs`, `write_costs`: seconds per interpreted run by entry name; the
 records are made and used by `_program_cache.learnt_seconds`, which says why).
+The same file names the graphs whose compiled program ran dearer than their interpretation
+(`note_slower_compiled`, a line "<entry name> interpret"; `_tier_policy`'s trial): the next run
+interprets those for good from their first sight instead of loading their programs.
 
 A manifest only names entries: each is read and checked as any lookup reads it (`_disk_cache`),
 so a stale, foreign or corrupt one costs a load, never a wrong program; a name that is not an
@@ -58,8 +61,10 @@ def manifest_path(root):
     return os.path.join(root, _disk_cache.COMMAND_FILES[0], hashlib.sha256(ident.encode()).hexdigest()[:32] + ".txt")
 
 
-MAX_COSTS = 512  # records of learnt costs kept per command
+MAX_COSTS = 512  # records of learnt costs kept per command (and as many sent-back entries)
 _costs = {}      # cache dir -> {entry name: seconds per interpreted run}, as read from disk
+_slower = {}     # cache dir -> {entry name: None} of the graphs whose program ran dearer (in order)
+SLOWER = "interpret"  # a costs line's value naming such a graph
 
 
 def costs_path(root):
@@ -73,13 +78,18 @@ def learnt_costs(root):
     records = _costs.get(root)
     if records is None:
         records = _costs[root] = {}
+        slower = _slower[root] = {}
         try:
             with open(costs_path(root)) as f:
                 lines = f.read().splitlines()
         except OSError:
             lines = ()
-        for line in lines[-MAX_COSTS:]:
+        for line in lines[-2 * MAX_COSTS:]:  # (the costs, then the sent-back entries)
             name, _, value = line.partition(" ")
+            if value == SLOWER:
+                if _ENTRY_NAME.match(name):
+                    slower[name] = None
+                continue
             try:
                 seconds = float(value)
             except ValueError:
@@ -90,9 +100,30 @@ def learnt_costs(root):
 
 
 def write_costs(root, records):
-    """Write this command's learnt costs (the last MAX_COSTS of `records`), atomically; errors
-    are ignored (a missing record costs the next run its own timing, nothing else)."""
-    _write_atomic(costs_path(root), "".join(f"{name} {seconds!r}\n" for name, seconds in list(records.items())[-MAX_COSTS:]))
+    """Write this command's learnt costs (the last MAX_COSTS of `records`) and the entries sent
+    back to the interpreter (`slower_compiled`), atomically; errors are ignored (a missing record
+    costs the next run its own timing, or a compile and its trial, nothing else)."""
+    lines = [f"{name} {seconds!r}\n" for name, seconds in list(records.items())[-MAX_COSTS:]]
+    lines += [f"{name} {SLOWER}\n" for name in list(_slower.get(root, ()))[-MAX_COSTS:]]
+    _write_atomic(costs_path(root), "".join(lines))
+
+
+def slower_compiled(root):
+    """The entry names (a dict used as an ordered set) of the graphs whose compiled program ran
+    dearer than their interpretation in a run of this command under `root` (this one included)."""
+    if root not in _slower:
+        learnt_costs(root)
+    return _slower[root]
+
+
+def note_slower_compiled(root, name):
+    """Record that the program of entry `name` ran dearer than its graph interpreted, and write
+    the command's file now (this happens once per graph and process, rarely)."""
+    slower = slower_compiled(root)
+    if name in slower:
+        return
+    slower[name] = None
+    write_costs(root, learnt_costs(root))
 
 
 def _write_atomic(path, text):

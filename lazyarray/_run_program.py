@@ -117,6 +117,8 @@ def run(plan, outputs, device, site):
         node.realize(buf)
         if layout is None:
             pool.watch(node, device.id)
+    if _tier_policy.on_trial is not None:  # (TIERCOST's hook: a new program's timed trial run)
+        _tier_policy.end_trial(compiled)
 
 
 def _run_cached_one(plan, node, device, skey):

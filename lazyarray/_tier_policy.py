@@ -41,11 +41,29 @@ program calls the same LAPACK routines on the same shapes (`_ops.lapack_host`: t
 would spend that time too. A graph whose interpreting is mostly LAPACK thus compiles only when the
 rest of its work pays for the compile (counted in, a 5000x50 SVD's ~20 ms a run would reach a
 ~0.1 s compile estimate within a few runs, for a program no faster).
+
+The ski rental assumes the compiled program is the cheaper tier per run; it is not always
+(session 11: `isfinite(sum(X))` on 5000x50 float64 costs ~110 us interpreted against ~170-310 us
+compiled, XLA's reduction spreading over its own threads; a long scikit-learn Pipeline loop
+compiled it and then ran it dearer). So on the host a new program is tried before it is
+installed: its first `TRIAL_RUNS` + 1 runs go through `serve` (the first untimed: its set-up),
+each timed in CPU seconds of the whole process (XLA's CPU execute may run on other threads) from
+`serve`'s return to the end of `_run_program.run` (inputs, execute, realize: `end_trial`, its
+hook there). The interpreter's runs are timed alike for this (`Sighting.host_cpu`: process CPU
+from the interpretation's start to its outputs realized, on its timed runs while no compile of
+its own is in flight, which would count in the process's CPU). When the median compiled run
+costs more than `SLOWER_MARGIN` times the interpreter's median, the graph goes back to the
+interpreter for good in this process (pinned: decided once, no flip-flop), and the command's
+learnt-cost file records its entry (`_prefetch.note_slower_compiled`), so the next run of the
+command pins it at first sight instead of loading the program from disk. Otherwise the program
+is installed and serves as before. (On an accelerator execution is asynchronous: the host's
+CPU clock does not see it, and the program is installed untried.)
 """
 from __future__ import annotations
 
 import math
 import time
+from time import process_time as _process_cpu  # (a name of its own: tests replace `time`)
 
 import numpy as np
 
@@ -54,8 +72,9 @@ from ._ops.core import INTERPRET_MAX_WORK
 from ._ops.fft import FFT
 from ._engine_state import state
 from ._metrics import format_site, metrics
+from . import _prefetch
 from ._program_cache import (COMPILE_FAILED, compile_program, from_disk, install, learnt_seconds,
-                             note_compile_error, note_interpreter_error, program_key)
+                             note_compile_error, note_interpreter_error, program_key, structural_path)
 
 
 INTERPRETED = True  # what `serve` returns when the interpreter computed the outputs
@@ -71,7 +90,7 @@ ACCELERATOR_COMPILE_RATIO = 10.0
 class Sighting:
     """A graph the interpreter serves: how often and how long, and its background compile."""
     __slots__ = ("runs", "future", "seconds", "pinned", "steps", "estimate", "learnt",
-                 "timed", "timed_seconds", "next_timed")
+                 "timed", "timed_seconds", "next_timed", "host_cpu", "trial")
 
     def __init__(self, pinned):
         self.runs = 0
@@ -85,6 +104,8 @@ class Sighting:
         #                      at its first run: every later run is a flat list of numpy calls
         self.estimate = None  # its compile's seconds (`compile_estimate`), once it may decide
         self.learnt = None   # seconds per run the last run of this command measured (`learnt_seconds`)
+        self.host_cpu = []   # process CPU seconds of its timed interpreted runs, whole (the trial's yardstick)
+        self.trial = None    # its program's timed runs (process CPU seconds) while it is tried (`end_trial`)
 
 
 COMPILE_FIXED, COMPILE_PER_NODE = 0.025, 0.001  # seconds: compile_estimate's terms
@@ -218,7 +239,7 @@ def serve(skey, plan, outputs, device, site, plain_key=None):
         if seen is None:
             return None
         work, fft = seen
-        pinned = fft and device.platform in HOST_PLATFORMS
+        pinned = (fft and device.platform in HOST_PLATFORMS) or _went_back(tkey, skey, device)
         compiled = None if pinned else from_disk(skey, plan.order, plan.leaves, outputs, device)
         if compiled is not None:  # an earlier process compiled it: cheap to load
             return install(plain_key, compiled)
@@ -231,16 +252,21 @@ def serve(skey, plan, outputs, device, site, plain_key=None):
     if future is not None and future is not COMPILE_FAILED and future.done():
         exc = future.exception()
         if exc is None:
+            if entry.host_cpu and device.platform in HOST_PLATFORMS and device.mesh is None:
+                return _tried(entry, tkey, plain_key, future.result())  # (module docstring)
             del sightings[tkey]
             return install(plain_key, future.result())
         # XLA rejected the program: the interpreter, which ran this graph, keeps serving it
         note_compile_error(site, exc)
         entry.future = future = COMPILE_FAILED
     timed = entry.runs + 1 >= entry.next_timed
+    on_host = device.platform in HOST_PLATFORMS
+    p0 = None
     if timed:
+        if on_host and future is None:  # (a compile in flight would count in the process's CPU)
+            p0 = _process_cpu()
         c0 = time.thread_time()
     t0 = time.perf_counter()
-    on_host = device.platform in HOST_PLATFORMS
     try:
         if not on_host:  # (the copies count in what interpreting this graph costs)
             fetch_inputs(plan.leaves)
@@ -262,6 +288,11 @@ def serve(skey, plan, outputs, device, site, plain_key=None):
     runs = entry.runs = entry.runs + 1
     if timed:
         spent = time.thread_time() - c0
+        if p0 is not None:  # (before the decision below, which may emit the program here)
+            host_cpu = entry.host_cpu
+            host_cpu.append(_process_cpu() - p0)
+            if len(host_cpu) > HOST_SAMPLES:
+                del host_cpu[0]
         if steps.clocked:  # its LAPACK calls: the compiled program makes the same ones (docstring)
             spent = max(0.0, spent - steps.lapack_seconds)
         entry.timed_seconds += spent
@@ -284,3 +315,89 @@ def serve(skey, plan, outputs, device, site, plain_key=None):
     for node, value in zip(outputs, values):
         node.realize_host(value)
     return INTERPRETED
+
+
+# The trial of a new program on the host (module docstring).
+TRIAL_RUNS = 5        # timed runs of a new program before it is installed or sent back
+SLOWER_MARGIN = 1.25  # how much dearer than interpreting (medians) a program must be to go back
+HOST_SAMPLES = 8      # interpreted runs' process CPU samples kept per graph (the latest)
+
+on_trial = None  # (entry, tkey, plain_key, compiled, process CPU at serve's return) of a timed trial run
+
+
+def _tried(entry, tkey, plain_key, compiled):
+    """`serve`'s answer while the graph's new program is on trial: the program, for `run` to
+    execute; its first run untimed (a replay's set-up, XLA's first execute), the next
+    `TRIAL_RUNS` timed until `end_trial`, `_run_program.run`'s hook, has them all."""
+    global on_trial
+    if entry.trial is None:
+        entry.trial = []
+        on_trial = None
+        return compiled
+    on_trial = (entry, tkey, plain_key, compiled, _process_cpu())
+    return compiled
+
+
+def end_trial(compiled):
+    """(Called at the end of `_run_program.run` while `on_trial` is set.) Count this run of the
+    program on trial; at the last, decide (`compiled_is_slower`): install the program, or send
+    the graph back to the interpreter for good (and record it for the command's next run)."""
+    global on_trial
+    spent = _process_cpu()
+    entry, tkey, plain_key, tried, c0 = on_trial
+    on_trial = None
+    if tried is not compiled:  # (a trial run that raised left it set: nothing to count)
+        return
+    entry.trial.append(spent - c0)
+    if len(entry.trial) < TRIAL_RUNS:
+        return
+    if state.sightings.get(tkey) is entry:
+        del state.sightings[tkey]
+    if not compiled_is_slower(entry.host_cpu, entry.trial):
+        install(plain_key, compiled)
+        return
+    send_back(entry, tkey, plain_key, compiled)
+
+
+def compiled_is_slower(host_cpu, trial):
+    """Whether the compiled program's median run (process CPU seconds) costs more than
+    SLOWER_MARGIN times the interpreter's median run."""
+    return _median(trial) > SLOWER_MARGIN * _median(host_cpu)
+
+
+def _median(values):
+    ordered = sorted(values)
+    n = len(ordered)
+    return ordered[n // 2] if n % 2 else 0.5 * (ordered[n // 2 - 1] + ordered[n // 2])
+
+
+def send_back(entry, tkey, plain_key, compiled):
+    """The graph goes back to the interpreter for good in this process (pinned: its sighting
+    stays, so the interpreter's program is kept), its program is dropped, and the command's
+    learnt costs name its disk entry (`_prefetch.note_slower_compiled`) for the next run."""
+    entry.pinned = True
+    entry.future = None  # (its trial's runs stay in `entry.trial`)
+    state.sightings[tkey] = entry
+    state.replays.pop(plain_key, None)  # (the trial's run recipe holds the program)
+    if _config.debug:
+        _debug_log._say(f"lazyarray: a compiled program ran dearer ({_median(entry.trial) * 1e6:.0f} us) "
+                        f"than its graph interpreted ({_median(entry.host_cpu) * 1e6:.0f} us): interpreted for good")
+    root = _config.cache_dir
+    name = _prefetch.entry_name(root, compiled.name) if root else None
+    if name is not None:
+        _prefetch.note_slower_compiled(root, name)
+
+
+def _went_back(tkey, skey, device):
+    """Whether a graph seen for the first time was sent back to the interpreter by a run of this
+    command, this one included (its learnt costs name the graph's disk entry; naming it costs a
+    structural key's hash, so only asked when such records exist). (Without a disk cache, a graph
+    this process sent back whose sighting was dropped since, past 4 x cache_size sightings, is
+    decided again.)"""
+    root = _config.cache_dir
+    if not root or device.platform not in HOST_PLATFORMS or device.mesh is not None:
+        return False
+    names = _prefetch.slower_compiled(root)
+    if not names:
+        return False
+    return _prefetch.entry_name(root, structural_path(device, skey)) in names
