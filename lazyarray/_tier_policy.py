@@ -47,12 +47,12 @@ The ski rental assumes the compiled program is the cheaper tier per run; it is n
 compiled, XLA's reduction spreading over its own threads; a long scikit-learn Pipeline loop
 compiled it and then ran it dearer). So on the host a new program is tried before it is
 installed: its first `TRIAL_RUNS` + 1 runs go through `serve` (the first untimed: its set-up),
-each timed in CPU seconds of the whole process (XLA's CPU execute may run on other threads) from
+each timed in CPU seconds of the whole process less the compile thread's (`_cpu_since`: XLA's
+CPU execute may run on other threads; other graphs' background compiles must not count) from
 `serve`'s return to the end of `_run_program.run` (inputs, execute, realize: `end_trial`, its
-hook there). The interpreter's runs are timed alike for this (`Sighting.host_cpu`: process CPU
-from the interpretation's start to its outputs realized, on its timed runs while no compile of
-its own is in flight, which would count in the process's CPU). When the median compiled run
-costs more than `SLOWER_MARGIN` times the interpreter's median, the graph goes back to the
+hook there). The interpreter's timed runs are timed alike for this (`Sighting.host_cpu`: from
+its inputs' fetch to its values computed). When its cheapest compiled run costs more than
+`SLOWER_MARGIN` times the cheapest interpreted one (`compiled_is_slower`), the graph goes back to the
 interpreter for good in this process (pinned: decided once, no flip-flop), and the command's
 learnt-cost file records its entry (`_prefetch.note_slower_compiled`), so the next run of the
 command pins it at first sight instead of loading the program from disk. Otherwise the program
@@ -62,6 +62,7 @@ CPU clock does not see it, and the program is installed untried.)
 from __future__ import annotations
 
 import math
+import threading
 import time
 from time import process_time as _process_cpu  # (a name of its own: tests replace `time`)
 
@@ -85,6 +86,9 @@ HOST_PLATFORMS = frozenset({"cpu"})
 # XLA's compile on an accelerator against its CPU compile (`compile_estimate`): 0.3 s or more
 # for one op on a GPU (issue 13) against ~28 ms. An assumption until measured on a GPU.
 ACCELERATOR_COMPILE_RATIO = 10.0
+
+_pthread_clock = getattr(time, "pthread_getcpuclockid", None)  # (Unix only, as the next)
+_clock_seconds = getattr(time, "clock_gettime", None)
 
 
 class Sighting:
@@ -263,8 +267,8 @@ def serve(skey, plan, outputs, device, site, plain_key=None):
     on_host = device.platform in HOST_PLATFORMS
     p0 = None
     if timed:
-        if on_host and future is None:  # (a compile in flight would count in the process's CPU)
-            p0 = _process_cpu()
+        if on_host:
+            p0 = _cpu_mark()
         c0 = time.thread_time()
     t0 = time.perf_counter()
     try:
@@ -290,7 +294,7 @@ def serve(skey, plan, outputs, device, site, plain_key=None):
         spent = time.thread_time() - c0
         if p0 is not None:  # (before the decision below, which may emit the program here)
             host_cpu = entry.host_cpu
-            host_cpu.append(_process_cpu() - p0)
+            host_cpu.append(_cpu_since(p0))
             if len(host_cpu) > HOST_SAMPLES:
                 del host_cpu[0]
         if steps.clocked:  # its LAPACK calls: the compiled program makes the same ones (docstring)
@@ -319,7 +323,7 @@ def serve(skey, plan, outputs, device, site, plain_key=None):
 
 # The trial of a new program on the host (module docstring).
 TRIAL_RUNS = 5        # timed runs of a new program before it is installed or sent back
-SLOWER_MARGIN = 1.25  # how much dearer than interpreting (medians) a program must be to go back
+SLOWER_MARGIN = 1.25  # how much dearer than interpreting (least runs) a program must be to go back
 HOST_SAMPLES = 8      # interpreted runs' process CPU samples kept per graph (the latest)
 
 on_trial = None  # (entry, tkey, plain_key, compiled, process CPU at serve's return) of a timed trial run
@@ -334,7 +338,7 @@ def _tried(entry, tkey, plain_key, compiled):
         entry.trial = []
         on_trial = None
         return compiled
-    on_trial = (entry, tkey, plain_key, compiled, _process_cpu())
+    on_trial = (entry, tkey, plain_key, compiled, _cpu_mark())
     return compiled
 
 
@@ -343,12 +347,11 @@ def end_trial(compiled):
     program on trial; at the last, decide (`compiled_is_slower`): install the program, or send
     the graph back to the interpreter for good (and record it for the command's next run)."""
     global on_trial
-    spent = _process_cpu()
-    entry, tkey, plain_key, tried, c0 = on_trial
+    entry, tkey, plain_key, tried, mark = on_trial
     on_trial = None
     if tried is not compiled:  # (a trial run that raised left it set: nothing to count)
         return
-    entry.trial.append(spent - c0)
+    entry.trial.append(_cpu_since(mark))
     if len(entry.trial) < TRIAL_RUNS:
         return
     if state.sightings.get(tkey) is entry:
@@ -360,15 +363,12 @@ def end_trial(compiled):
 
 
 def compiled_is_slower(host_cpu, trial):
-    """Whether the compiled program's median run (process CPU seconds) costs more than
-    SLOWER_MARGIN times the interpreter's median run."""
-    return _median(trial) > SLOWER_MARGIN * _median(host_cpu)
-
-
-def _median(values):
-    ordered = sorted(values)
-    n = len(ordered)
-    return ordered[n // 2] if n % 2 else 0.5 * (ordered[n // 2 - 1] + ordered[n // 2])
+    """Whether the compiled program's cheapest run (CPU seconds, `_cpu_since`) costs more than
+    SLOWER_MARGIN times the interpreter's cheapest. The least of a few runs: what else the
+    process's threads do meanwhile only adds to a run (OpenBLAS's and XLA's workers spinning
+    after their last task, a collection; in a Pipeline loop a ~0.15 ms graph's runs read 0.14 to
+    2.9 ms), so the least is the nearest to what the run itself costs."""
+    return min(trial) > SLOWER_MARGIN * min(host_cpu)
 
 
 def send_back(entry, tkey, plain_key, compiled):
@@ -380,8 +380,8 @@ def send_back(entry, tkey, plain_key, compiled):
     state.sightings[tkey] = entry
     state.replays.pop(plain_key, None)  # (the trial's run recipe holds the program)
     if _config.debug:
-        _debug_log._say(f"lazyarray: a compiled program ran dearer ({_median(entry.trial) * 1e6:.0f} us) "
-                        f"than its graph interpreted ({_median(entry.host_cpu) * 1e6:.0f} us): interpreted for good")
+        _debug_log._say(f"lazyarray: a compiled program ran dearer ({min(entry.trial) * 1e6:.0f} us) "
+                        f"than its graph interpreted ({min(entry.host_cpu) * 1e6:.0f} us): interpreted for good")
     root = _config.cache_dir
     name = _prefetch.entry_name(root, compiled.name) if root else None
     if name is not None:
@@ -401,3 +401,48 @@ def _went_back(tkey, skey, device):
     if not names:
         return False
     return _prefetch.entry_name(root, structural_path(device, skey)) in names
+
+
+COMPILE_THREAD_PREFIX = "lazyarray-compile"  # (`_engine_state.compile_thread`'s thread name)
+_compile_clock = None  # (the compile thread, its CPU clock id), once it exists
+
+
+def _cpu_mark():
+    """A start for `_cpu_since`: the process's CPU seconds and the compile thread's."""
+    clock = _compile_thread_clock()
+    return _process_cpu(), clock, (0.0 if clock is None else _clock_seconds(clock))
+
+
+def _cpu_since(mark):
+    """CPU seconds the process spent since `mark`, less the compile thread's: what a sync costs
+    on every thread it uses (XLA's execute, OpenBLAS's), but not the background compiles of
+    other graphs that run meanwhile (a Pipeline loop compiles several graphs at once: counted
+    in, they made a ~0.1 ms run look like 0.5-9 ms)."""
+    p0, clock, c0 = mark
+    spent = _process_cpu() - p0
+    if clock is not None:
+        try:
+            spent -= _clock_seconds(clock) - c0
+        except OSError:  # (the thread ended meanwhile: its share is unknown)
+            pass
+    return max(spent, 0.0)
+
+
+def _compile_thread_clock():
+    """The CPU clock id of the compile thread (None when it does not exist yet, or the platform
+    has no per-thread clocks)."""
+    global _compile_clock
+    known = _compile_clock
+    if known is not None and known[0].is_alive():
+        return known[1]
+    if _pthread_clock is None or state._compile_thread is None:
+        return None
+    for thread in threading.enumerate():
+        if thread.name.startswith(COMPILE_THREAD_PREFIX) and thread.ident is not None:
+            try:
+                clock = _pthread_clock(thread.ident)
+            except (OSError, ValueError):
+                return None
+            _compile_clock = (thread, clock)
+            return clock
+    return None
