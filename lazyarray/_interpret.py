@@ -233,17 +233,20 @@ class HostProgram:
         """The steps, from the graph's signature (`Plan.sig`): structural stubs stand for its
         nodes, so the program keeps no value of the run it was built at."""
         free_at, fixed = self.frees, self.fixed
-        stubs = [None] * len(sig)
+        shallow = [None] * len(sig)  # per position, a stub of its shape and dtype only
         template = [None] * len(sig)
         leaf_pos, steps = [], []
         clocked = False
         for p, entry in enumerate(sig):
             if len(entry) != 5:
-                stubs[p] = Stub(None, (), (), entry[0], entry[1])
+                shallow[p] = Stub(None, (), (), entry[0], entry[1])
                 leaf_pos.append(p)
                 continue
             op, attrs, shape, dtype, operands = entry
-            stub = stubs[p] = Stub(op, tuple([stubs[a] for a in operands]), attrs, shape, dtype)
+            shallow[p] = Stub(None, (), (), shape, dtype)
+            # (operands as shallow stubs: an evaluation bound to its stub keeps that stub and
+            # its operands' shapes and dtypes alive, not the graph above it)
+            stub = Stub(op, tuple([shallow[a] for a in operands]), attrs, shape, dtype)
             if not operands and op in FIXED_OPS:
                 v = fixed.get(p)
                 if v is None:
@@ -257,8 +260,10 @@ class HostProgram:
                     continue
             kernel = op.name in _KERNEL_OPS
             clocked |= kernel
-            steps.append((p, host_step(stub), operands, dtype.np, shape, stub,
+            steps.append((p, host_step(stub), operands, dtype.np, shape, op, dtype,
                           free_at[p] if free_at is not None else (), kernel))
+        # (the steps keep no stub: a stub is kept only by an evaluation bound to it, so the
+        # stubs of prepared steps and leaves die here, not with the program)
         self.template, self.leaf_pos, self.clocked = template, tuple(leaf_pos), clocked
         self.steps, self.fixed = steps, None
 
@@ -279,7 +284,7 @@ class HostProgram:
         lapack = 0.0
         quiet = numpy_errors_quiet()
         try:
-            for p, fn, args, npdt, shape, stub, frees, kernel in self.steps:
+            for p, fn, args, npdt, shape, op, dtype, frees, kernel in self.steps:
                 if clock and kernel:
                     c0 = time.thread_time()
                 n = len(args)
@@ -290,7 +295,7 @@ class HostProgram:
                 else:
                     v = fn(*[vals[a] for a in args])
                 if type(v) is not ndarray or v.dtype is not npdt or v.shape != shape:
-                    v = node_value(v, stub)
+                    v = node_value(v, Stub(op, (), None, shape, dtype))
                 vals[p] = v
                 if frees:
                     for a in frees:

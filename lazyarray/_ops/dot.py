@@ -1,6 +1,7 @@
 """Contraction: dot_general (matmul, tensordot, vecdot, einsum-like batches)."""
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -117,16 +118,17 @@ def _prepare_dot(node):
         return None
     x, y = node.args
     px, py, xs, ys, bmnk = _layout(node.attrs, x.shape, y.shape)
-    window, shape = _blas_threads.numpy_matmul_window(*bmnk), node.shape
-    transpose, isfinite, matmul = np.transpose, np.isfinite, np.matmul
+    # (a partial over atoms, not a closure: one object a kept program gives the collector)
+    px, py = (None if px is None else tuple(px)), (None if py is None else tuple(py))
+    return functools.partial(_dot_step, px, py, xs, ys, _blas_threads.numpy_matmul_window(*bmnk), node.shape)
 
-    def dot_step(x, y):
-        xm = (x if px is None else transpose(x, px)).reshape(xs)
-        ym = (y if py is None else transpose(y, py)).reshape(ys)
-        if not window and (isfinite(x).all() if x is y else isfinite(xm).all() and isfinite(ym).all()):
-            return matmul(xm, ym).reshape(shape)
-        return _real_matmul(xm, ym, window).reshape(shape)
-    return dot_step
+
+def _dot_step(px, py, xs, ys, window, shape, x, y):
+    xm = (x if px is None else np.transpose(x, px)).reshape(xs)
+    ym = (y if py is None else np.transpose(y, py)).reshape(ys)
+    if not window and (np.isfinite(x).all() if x is y else np.isfinite(xm).all() and np.isfinite(ym).all()):
+        return np.matmul(xm, ym).reshape(shape)
+    return _real_matmul(xm, ym, window).reshape(shape)
 
 
 _dot = prepared(_prepare_dot)(_dot)

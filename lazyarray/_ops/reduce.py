@@ -6,6 +6,8 @@ two values, its identity, numpy's ufunc for the interpreter, and the dtypes it a
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .. import _dtypes as dt
@@ -113,19 +115,24 @@ def _lower_reduce(e, node, x):
 
 def _prepare_reduce(node):
     """A reduction's host step with its ufunc, identity and zero-sign rule decided once
-    (`core.prepared`): the same ufunc call as `_reduce`, so the same bits; ~2 us less a call."""
+    (`core.prepared`): the same ufunc call as `_reduce`, so the same bits; ~2 us less a call. A
+    partial over atoms (ufunc, axes, dtype, numpy scalar), not a closure: the one object of the
+    step a kept program gives the garbage collector to visit."""
     kind, dims = node.attrs
     d, r = node.dtype, REDUCERS[kind]
-    reduce, npdt, initial = r.host_ufunc(d).reduce, d.np, r.init(d)[()]
+    ufunc, npdt, initial = r.host_ufunc(d), d.np, r.init(d)[()]
     if kind in ("max", "min") and d.kind == "f":
-        def reduce_signed_zeros(x):
-            return _fix_zero_sign(np.asarray(reduce(x, axis=dims, dtype=npdt, initial=initial), npdt),
-                                  x, kind, dims, False)
-        return reduce_signed_zeros
+        return functools.partial(_reduce_signed_zeros_step, ufunc, dims, npdt, initial, kind)
+    return functools.partial(_reduce_step, ufunc, dims, npdt, initial)
 
-    def reduce_step(x):
-        return reduce(x, axis=dims, dtype=npdt, initial=initial)  # (a 0-D result: HostProgram converts it)
-    return reduce_step
+
+def _reduce_step(ufunc, dims, npdt, initial, x):
+    return ufunc.reduce(x, axis=dims, dtype=npdt, initial=initial)  # (a 0-D result: HostProgram converts it)
+
+
+def _reduce_signed_zeros_step(ufunc, dims, npdt, initial, kind, x):
+    return _fix_zero_sign(np.asarray(ufunc.reduce(x, axis=dims, dtype=npdt, initial=initial), npdt),
+                          x, kind, dims, False)
 
 
 @prepared(_prepare_reduce)

@@ -6,6 +6,7 @@ permutation, a full slice), so composition code can call them freely.
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -111,29 +112,32 @@ def _broadcast_rule(args, a):
 
 
 def _prepare_broadcast(node):
-    """`_broadcast`'s step with the stretched axes found once (`core.prepared`): the same view."""
+    """`_broadcast`'s step with the stretched axes found once (`core.prepared`): the same view.
+    A partial of `_broadcast_step` over atoms (tuples of ints), not a closure: a kept program
+    holds one object per step for the garbage collector to visit, not a function, its cells and
+    their tuple, and no stand-in node (`_broadcast_general` reads only the attributes)."""
     shape, dims = node.attrs
     x_shape = node.args[0].shape
     if 0 in x_shape:
         return None
     strided = tuple((i, d) for i, d in enumerate(dims) if x_shape[i] != 1)
-    ndarray, general, zeros = np.ndarray, _broadcast_general, (0,) * len(shape)
+    return functools.partial(_broadcast_step, shape, dims, strided, (0,) * len(shape))
 
-    def broadcast_step(x):
-        if strided:
-            strides = list(zeros)
-            x_strides = x.strides
-            for i, d in strided:
-                strides[d] = x_strides[i]
-        else:
-            strides = zeros
-        try:
-            out = ndarray(shape, x.dtype, x, 0, strides)
-        except ValueError:  # not contiguous: numpy's general path
-            return general(node, x)
-        out.flags.writeable = False
-        return out
-    return broadcast_step
+
+def _broadcast_step(shape, dims, strided, zeros, x):
+    if strided:
+        strides = list(zeros)
+        x_strides = x.strides
+        for i, d in strided:
+            strides[d] = x_strides[i]
+    else:
+        strides = zeros
+    try:
+        out = np.ndarray(shape, x.dtype, x, 0, strides)
+    except ValueError:  # not contiguous: numpy's general path
+        return _broadcast_general(BROADCAST_IN_DIM.Attrs(shape, dims), x)
+    out.flags.writeable = False
+    return out
 
 
 @prepared(_prepare_broadcast)
@@ -155,19 +159,20 @@ def _broadcast(node, x):
         else:
             out.flags.writeable = False
             return out
-    return _broadcast_general(node, x)
+    return _broadcast_general(node.attrs, x)
 
 
-def _broadcast_general(node, x):
-    dims = node.attrs.dims
+def _broadcast_general(attrs, x):
+    """x broadcast by numpy to `attrs.shape` along `attrs.dims` (any layout)."""
+    dims = attrs.dims
     if list(dims) != sorted(dims):
         perm = sorted(range(len(dims)), key=lambda i: dims[i])
         x = np.transpose(x, perm)
         dims = tuple(dims[i] for i in perm)
-    shape = [1] * len(node.shape)
+    shape = [1] * len(attrs.shape)
     for i, d in enumerate(dims):
         shape[d] = x.shape[i]
-    return np.broadcast_to(x.reshape(shape), node.shape)
+    return np.broadcast_to(x.reshape(shape), attrs.shape)
 
 
 BROADCAST_IN_DIM = OpDef(
@@ -303,24 +308,29 @@ def _dynamic_slice_rule(args, a):
     return a.sizes, x.dtype
 
 
-def _prepare_window(shape, sizes):
-    """`_clamped_window` with the bounds of each start found once: a function of the starts."""
-    bounds = tuple(zip(sizes, [n - size for n, size in zip(shape, sizes)]))
+def _window_bounds(shape, sizes):
+    """Each axis' (size, highest start) for `_window`: `_clamped_window`'s bounds found once."""
+    return tuple(zip(sizes, [n - size for n, size in zip(shape, sizes)]))
 
-    def window(starts):
-        out = []
-        for s, (size, top) in zip(starts, bounds):
-            lo = int(s)
-            lo = 0 if lo < 0 else top if lo > top else lo
-            out.append(slice(lo, lo + size))
-        return tuple(out)
-    return window
+
+def _window(bounds, starts):
+    """`_clamped_window` with the bounds (`_window_bounds`) found beforehand."""
+    out = []
+    for s, (size, top) in zip(starts, bounds):
+        lo = int(s)
+        lo = 0 if lo < 0 else top if lo > top else lo
+        out.append(slice(lo, lo + size))
+    return tuple(out)
 
 
 def _prepare_dynamic_slice(node):
-    """`DYNAMIC_SLICE`'s step with its clamping bounds found once (`core.prepared`)."""
-    window = _prepare_window(node.args[0].shape, node.attrs.sizes)
-    return lambda x, *starts: x[window(starts)]
+    """`DYNAMIC_SLICE`'s step with its clamping bounds found once (`core.prepared`); a partial
+    over a tuple of ints, not a closure (one object a kept program's garbage collector visits)."""
+    return functools.partial(_dynamic_slice_step, _window_bounds(node.args[0].shape, node.attrs.sizes))
+
+
+def _dynamic_slice_step(bounds, x, *starts):
+    return x[_window(bounds, starts)]
 
 
 DYNAMIC_SLICE = OpDef(
@@ -355,16 +365,16 @@ def _window_sizes(x_shape, update_shape):
 
 
 def _prepare_dus(node):
-    """`_dynamic_update_slice`'s step with its window's bounds found once (`core.prepared`)."""
+    """`_dynamic_update_slice`'s step with its window's bounds found once (`core.prepared`); a
+    partial over a tuple of ints, as `_prepare_dynamic_slice`."""
     x, update = node.args[:2]
-    window = _prepare_window(x.shape, _window_sizes(x.shape, update.shape))
-    array = np.array
+    return functools.partial(_dus_step, _window_bounds(x.shape, _window_sizes(x.shape, update.shape)))
 
-    def update_step(x, update, *starts):
-        out = array(x, copy=True)
-        out[window(starts)] = update
-        return out
-    return update_step
+
+def _dus_step(bounds, x, update, *starts):
+    out = np.array(x, copy=True)
+    out[_window(bounds, starts)] = update
+    return out
 
 
 @prepared(_prepare_dus)
