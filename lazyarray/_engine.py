@@ -86,13 +86,30 @@ def _realize_program(targets, device, cause):
     share work with it) runs through the tier policy."""
     site = user_site()
     metrics.count_sync(cause, site)
-    # (only the targets' graph components can share work with them: `_graph.Component`)
-    if len(targets) == 1 and cause != "cut":  # (one read: the live handle on the target is the common one)
-        live = ()
+    if len(targets) == 1 and cause != "cut":
+        # One read (the commonest sync), straight: what shares work with it, its plan, its run.
+        # (The general path below does the same steps for it, with tests it does not need.)
         candidates = pending.pending_beside(targets[0], device)
-    else:
-        live = pending.live() if cause == "cut" else pending.live_with(targets)
-        candidates = []
+        metrics.nodes_traced += pending.nodes_since_sync
+        traced = pending.nodes_since_sync
+        plan = Plan(targets)
+        pending.nodes_since_sync = 0
+        outputs = targets
+        if candidates:
+            extra = _overlapping(plan.index, candidates)
+            if extra:
+                outputs = _unique(targets + extra)
+                plan.add(extra)
+        if _segment.worth_trying(max(len(plan.order), traced)) and _run_segmented(outputs, plan.order, device, site, keep_tail=False):
+            plan = Plan(outputs)
+            if not plan.order:
+                return
+        _run(plan, outputs, device, site)
+        return
+    # (several targets, or a budget cut; only the targets' graph components can share work
+    # with them: `_graph.Component`)
+    live = pending.live() if cause == "cut" else pending.live_with(targets)
+    candidates = []
     if len(targets) == 1 and live:
         target = targets[0]
         for h in live:

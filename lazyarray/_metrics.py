@@ -51,15 +51,19 @@ class Metrics:
 
     def count_sync(self, cause, site):
         """One sync caused by `cause` at the user's `site` (a (file, line) tuple)."""
-        syncs, sites = self.syncs, self.sync_sites
+        syncs = self.syncs
         syncs[cause] = syncs.get(cause, 0) + 1
+        sites = self.sync_sites
         key = (cause, site)
         n = sites.get(key)
-        if n is None and len(sites) >= MAX_SITES:  # code generated at run time: many distinct sites
+        if n is not None:  # (the common case: a site seen before)
+            sites[key] = n + 1
+            return
+        if len(sites) >= MAX_SITES:  # code generated at run time: many distinct sites
             kept = sites.most_common(MAX_SITES // 2)
             sites.clear()
             sites.update(dict(kept))
-        sites[key] = (n or 0) + 1
+        sites[key] = 1
 
     def as_dict(self):
         return {
