@@ -47,8 +47,8 @@ The ski rental assumes the compiled program is the cheaper tier per run; it is n
 compiled, XLA's reduction spreading over its own threads; a long scikit-learn Pipeline loop
 compiled it and then ran it dearer). So on the host a new program is tried before it is
 installed: its first `TRIAL_RUNS` + 1 runs go through `serve` (the first untimed: its set-up),
-each timed in CPU seconds of the whole process less the compile thread's (`_cpu_since`: XLA's
-CPU execute may run on other threads; other graphs' background compiles must not count) from
+each timed in CPU seconds of the whole process (`_cpu_since`: XLA's CPU execute may run on other
+threads; a run that a background compile overlapped is not counted, up to `TRIAL_RUNS_MAX`) from
 `serve`'s return to the end of `_run_program.run` (inputs, execute, realize: `end_trial`, its
 hook there). The interpreter's timed runs are timed alike for this (`Sighting.host_cpu`: from
 its inputs' fetch to its values computed). When its cheapest compiled run costs more than
@@ -94,7 +94,7 @@ _clock_seconds = getattr(time, "clock_gettime", None)
 class Sighting:
     """A graph the interpreter serves: how often and how long, and its background compile."""
     __slots__ = ("runs", "future", "seconds", "pinned", "steps", "estimate", "learnt",
-                 "timed", "timed_seconds", "next_timed", "host_cpu", "trial")
+                 "timed", "timed_seconds", "next_timed", "host_cpu", "trial", "trial_runs")
 
     def __init__(self, pinned):
         self.runs = 0
@@ -110,6 +110,7 @@ class Sighting:
         self.learnt = None   # seconds per run the last run of this command measured (`learnt_seconds`)
         self.host_cpu = []   # process CPU seconds of its timed interpreted runs, whole (the trial's yardstick)
         self.trial = None    # its program's timed runs (process CPU seconds) while it is tried (`end_trial`)
+        self.trial_runs = 0  # its program's runs on trial, those not counted included
 
 
 COMPILE_FIXED, COMPILE_PER_NODE = 0.025, 0.001  # seconds: compile_estimate's terms
@@ -294,9 +295,11 @@ def serve(skey, plan, outputs, device, site, plain_key=None):
         spent = time.thread_time() - c0
         if p0 is not None:  # (before the decision below, which may emit the program here)
             host_cpu = entry.host_cpu
-            host_cpu.append(_cpu_since(p0))
-            if len(host_cpu) > HOST_SAMPLES:
-                del host_cpu[0]
+            cost = _cpu_since(p0)
+            if cost is not None:
+                host_cpu.append(cost)
+                if len(host_cpu) > HOST_SAMPLES:
+                    del host_cpu[0]
         if steps.clocked:  # its LAPACK calls: the compiled program makes the same ones (docstring)
             spent = max(0.0, spent - steps.lapack_seconds)
         entry.timed_seconds += spent
@@ -323,6 +326,7 @@ def serve(skey, plan, outputs, device, site, plain_key=None):
 
 # The trial of a new program on the host (module docstring).
 TRIAL_RUNS = 5        # timed runs of a new program before it is installed or sent back
+TRIAL_RUNS_MAX = 20   # its runs on trial at most (runs while a compile runs are not counted)
 SLOWER_MARGIN = 1.25  # how much dearer than interpreting (least runs) a program must be to go back
 HOST_SAMPLES = 8      # interpreted runs' process CPU samples kept per graph (the latest)
 
@@ -351,12 +355,15 @@ def end_trial(compiled):
     on_trial = None
     if tried is not compiled:  # (a trial run that raised left it set: nothing to count)
         return
-    entry.trial.append(_cpu_since(mark))
-    if len(entry.trial) < TRIAL_RUNS:
+    spent = _cpu_since(mark)
+    if spent is not None:
+        entry.trial.append(spent)
+    entry.trial_runs += 1
+    if len(entry.trial) < TRIAL_RUNS and entry.trial_runs < TRIAL_RUNS_MAX:
         return
     if state.sightings.get(tkey) is entry:
         del state.sightings[tkey]
-    if not compiled_is_slower(entry.host_cpu, entry.trial):
+    if not entry.trial or not compiled_is_slower(entry.host_cpu, entry.trial):
         install(plain_key, compiled)
         return
     send_back(entry, tkey, plain_key, compiled)
@@ -403,6 +410,7 @@ def _went_back(tkey, skey, device):
     return _prefetch.entry_name(root, structural_path(device, skey)) in names
 
 
+QUIET_COMPILE_THREAD = 20e-6  # seconds of the compile thread's CPU a counted run may overlap (its wake-ups)
 COMPILE_THREAD_PREFIX = "lazyarray-compile"  # (`_engine_state.compile_thread`'s thread name)
 _compile_clock = None  # (the compile thread, its CPU clock id), once it exists
 
@@ -414,18 +422,20 @@ def _cpu_mark():
 
 
 def _cpu_since(mark):
-    """CPU seconds the process spent since `mark`, less the compile thread's: what a sync costs
-    on every thread it uses (XLA's execute, OpenBLAS's), but not the background compiles of
-    other graphs that run meanwhile (a Pipeline loop compiles several graphs at once: counted
-    in, they made a ~0.1 ms run look like 0.5-9 ms)."""
+    """CPU seconds the process spent since `mark`: what a sync costs on every thread it uses
+    (XLA's execute, OpenBLAS's); None when the compile thread worked meanwhile. A background
+    compile of another graph uses threads of XLA's besides the compile thread (a Pipeline loop
+    compiles several graphs at once: counted in, they made a ~0.1 ms run read 0.5-10 ms), so a
+    run it overlapped is not counted at all."""
     p0, clock, c0 = mark
     spent = _process_cpu() - p0
     if clock is not None:
         try:
-            spent -= _clock_seconds(clock) - c0
-        except OSError:  # (the thread ended meanwhile: its share is unknown)
-            pass
-    return max(spent, 0.0)
+            if _clock_seconds(clock) - c0 > QUIET_COMPILE_THREAD:
+                return None
+        except OSError:  # (the thread ended meanwhile)
+            return None
+    return spent
 
 
 def _compile_thread_clock():
