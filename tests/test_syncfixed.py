@@ -107,3 +107,38 @@ def test_zero_copy_blocks_of_one_length_share_a_type_and_stay_apart(compiled_now
     for h, a in zip(hosts, arrays):
         np.testing.assert_array_equal(h, a)
     assert _runtime._memory_types[2000 * 8] is type(hosts[0].base)
+
+
+def _user_code(body, filename="/tmp/syncfixed_user_code.py"):
+    """A function made from `body` (lines of source) as user code: its file is outside lazyarray."""
+    src = "def f(site):\n    out = []\n" + "".join(f"    {line}\n" for line in body) + "    return out\n"
+    ns = {}
+    exec(compile(src, filename, "exec"), ns)
+    return ns["f"]
+
+
+def test_user_site_reports_each_calls_line():
+    # lines 3.. of the source: a padding block, then calls at known lines, one of them in a loop
+    body = [f"x{i} = {i}" for i in range(300)] + [
+        "out.append(site())",                     # line 303
+        "for _ in range(3):",
+        "    out.append(site())",                 # line 305, three times
+        "out.append(site()); out.append(site())",  # line 306, two calls on one line
+    ]
+    f = _user_code(body)
+    for _ in range(2):  # (the second call reads the kept lines)
+        got = f(_metrics.user_site)
+        assert got == [("/tmp/syncfixed_user_code.py", n) for n in (303, 305, 305, 305, 306, 306)]
+
+
+def test_user_site_tells_apart_code_objects_at_a_reused_id(monkeypatch):
+    monkeypatch.setattr(_metrics, "SITE_CODES_KEPT", 4)
+    lines_seen = []
+    for k in range(12):  # new code objects, most of them dead before the next: ids get reused
+        f = _user_code(["pass"] * k + ["out.append(site())"], filename=f"/tmp/syncfixed_{k}.py")
+        (site,) = f(_metrics.user_site)
+        lines_seen.append(site)
+        del f
+        gc.collect()
+        assert len(_metrics._sites) <= 4
+    assert lines_seen == [(f"/tmp/syncfixed_{k}.py", 3 + k) for k in range(12)]
