@@ -5,8 +5,9 @@ A process keeps up to 4 x LAZYARRAY_CACHE_SIZE sightings, each with its program.
 a program that the collector tracks is visited by each full collection, and each one kept counts
 towards the next: a scikit-learn pass once kept ~320 tracked objects a program (closures with
 their cells, a structural stub per node holding the whole graph of stubs above it). The
-prepared steps are now partials over atoms (tuples of ints, dtypes, ufuncs: untracked), a step
-keeps no stub, and a stub bound to an evaluation has shallow operands (shape and dtype only).
+prepared steps are now partials (over tuples of ints, which a collection untracks, or over a
+ufunc and a dtype), a step keeps no stub, and a stub bound to an evaluation has shallow
+operands (shape and dtype only).
 These tests pin that, and that the values stay numpy's and the evaluations' bit for bit.
 """
 import gc

@@ -116,8 +116,9 @@ def _lower_reduce(e, node, x):
 def _prepare_reduce(node):
     """A reduction's host step with its ufunc, identity and zero-sign rule decided once
     (`core.prepared`): the same ufunc call as `_reduce`, so the same bits; ~2 us less a call. A
-    partial over atoms (ufunc, axes, dtype, numpy scalar), not a closure: the one object of the
-    step a kept program gives the garbage collector to visit."""
+    partial, not a closure: a kept program gives the garbage collector two objects to visit for
+    it (the partial and its arguments, tracked since ufuncs and dtypes are collector types), not
+    a function, its cells, their tuple and a bound method."""
     kind, dims = node.attrs
     d, r = node.dtype, REDUCERS[kind]
     ufunc, npdt, initial = r.host_ufunc(d), d.np, r.init(d)[()]
