@@ -330,7 +330,7 @@ TRIAL_RUNS_MAX = 20   # its runs on trial at most (runs while a compile runs are
 SLOWER_MARGIN = 1.25  # how much dearer than interpreting (least runs) a program must be to go back
 HOST_SAMPLES = 8      # interpreted runs' process CPU samples kept per graph (the latest)
 
-on_trial = None  # (entry, tkey, plain_key, compiled, process CPU at serve's return) of a timed trial run
+on_trial = None  # (entry, tkey, plain_key, compiled, `_cpu_mark()` at serve's return) of a timed trial run
 
 
 def _tried(entry, tkey, plain_key, compiled):
