@@ -10,6 +10,7 @@ ufunc and a dtype), a step keeps no stub, and a stub bound to an evaluation has 
 operands (shape and dtype only).
 These tests pin that, and that the values stay numpy's and the evaluations' bit for bit.
 """
+import functools
 import gc
 import types
 
@@ -135,3 +136,25 @@ def test_prepared_broadcast_step_is_numpys_broadcast_in_every_layout(layout, x_s
     want = np.broadcast_to(xt.reshape(expand), shape)
     assert got.shape == shape and got.dtype == x.dtype and not got.flags.writeable
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("shape, perm", [((3, 4), (1, 0)), ((2, 3, 4), (2, 0, 1)), ((2, 3, 4), (0, 2, 1)),
+                                         ((5,), (0,)), ((2, 1, 3), (1, 2, 0))])
+@pytest.mark.parametrize("layout", ["c", "f", "reversed"])
+def test_prepared_transpose_is_np_transpose(shape, perm, layout):
+    """The prepared transpose (the ndarray method, one methodcaller) is np.transpose's view: the
+    same values, shape, strides and memory, for every layout."""
+    x = np.arange(np.prod(shape), dtype=np.float64).reshape(shape)
+    if layout == "f":
+        x = np.asfortranarray(x)
+    elif layout == "reversed":
+        x = np.flip(x)
+    node = Stub(shape_ops.TRANSPOSE, (Stub(None, (), (), shape, None),), shape_ops.TRANSPOSE.Attrs(perm),
+                tuple(shape[i] for i in perm), None)
+    step = host_step(node)
+    assert step is not shape_ops.TRANSPOSE.evaluate and not isinstance(step, functools.partial)
+    got, want = step(x), np.transpose(x, perm)
+    assert got.shape == want.shape and got.strides == want.strides
+    assert np.shares_memory(got, x) and got.__array_interface__["data"] == want.__array_interface__["data"]
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(got, shape_ops.TRANSPOSE.evaluate(node, x))
