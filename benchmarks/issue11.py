@@ -167,7 +167,9 @@ def verdicts(main, part):
         extra = fl["materialize_and_read_us"] - fl["execute_and_copy_us"]
         rows.append(("4 materialize a small cached graph and read it: <= 10 us beyond XLA's execute + copy",
                      _v(extra <= 10.0), f"{fl['materialize_and_read_us']:.1f} us vs floor "
-                     f"{fl['execute_and_copy_us']:.1f} us: {extra:.1f} us overhead"))
+                     f"{fl['execute_and_copy_us']:.1f} us: {extra:.1f} us overhead"
+                     + (f" (with the default tiers, which keep this graph interpreted: "
+                        f"{fl['default_tiers_read_us']:.1f} us)" if "default_tiers_read_us" in fl else "")))
 
     cells = main.get("cells", {})
     for name in ("kmeans", "logreg"):

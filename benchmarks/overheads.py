@@ -126,17 +126,28 @@ def lazy_probe(xp, reps=300):
 def execute_floor(calls=2000, n=1000):
     """The cached `a * 2.0 + 1.0` program's PJRT execute plus the copy to numpy, called directly,
     and lazyarray's whole materialize-and-read of the same graph. n elements: above
-    `_host_sync.SMALL`, so the graph compiles (smaller ones are computed on the host, no program)."""
+    `_host_sync.SMALL`, so the graph gets a program (smaller ones are computed on the host).
+
+    The program is compiled at the graph's first sight (`interpret_first` 0 while it is made):
+    with the default tiers the tier policy's trial finds this graph cheaper interpreted and keeps
+    it in the interpreter (`_tier_policy.end_trial`), so no program would be cached. The same
+    read with the default tiers (interpreted) is measured beside it."""
     import lazyarray as xp
-    from lazyarray import _engine_state, _runtime
+    from lazyarray import _config, _engine_state, _runtime
     from lazyarray._run_program import _inputs
     from lazyarray._graph import Plan
     from benchmarks import peers
     p, = peers.load_peers(["lazyarray"])
-    x = xp.asarray(np.ones(n))
-    fn = p.prepare(lambda xp, a: a * 2.0 + 1.0)
-    p.warm_up(fn, [x])
-    y = fn(x)
+    default_read = _read_median_us(p, xp, n + 1, calls)  # (another shape: a structure of its own)
+    first = _config.interpret_first
+    _config.interpret_first = 0
+    try:
+        x = xp.asarray(np.ones(n))
+        fn = p.prepare(lambda xp, a: a * 2.0 + 1.0)
+        p.warm_up(fn, [x])
+        y = fn(x)
+    finally:
+        _config.interpret_first = first
     plan = Plan([y._node])
     key = next(k for k in _engine_state.state.programs if k[2][:-1] == tuple(plan.sig))
     exe = _engine_state.state.programs[key].executable
@@ -156,7 +167,24 @@ def execute_floor(calls=2000, n=1000):
         samples_read.append(time.perf_counter() - t0)
     return {"execute_us": round(_median_us(pjrt_only, calls), 2),
             "execute_and_copy_us": round(_median_us(direct, calls), 2),
-            "materialize_and_read_us": round(statistics.median(samples_read) * 1e6, 2)}
+            "materialize_and_read_us": round(statistics.median(samples_read) * 1e6, 2),
+            "default_tiers_read_us": round(default_read, 2)}
+
+
+def _read_median_us(p, xp, n, calls):
+    """Median microseconds of `np.asarray(a * 2.0 + 1.0)` (n float64, recorded outside the timed
+    span) with the default tiers, after the warm-up calls (`peers` warm_up: until a call interprets
+    nothing, or 2 s: the trial keeps this graph in the interpreter)."""
+    x = xp.asarray(np.full(n, 3.0))
+    fn = p.prepare(lambda xp, a: a * 2.0 + 1.0)
+    p.warm_up(fn, [x], seconds=2.0)
+    samples = []
+    for _ in range(calls):
+        y = fn(x)
+        t0 = time.perf_counter()
+        np.asarray(y)
+        samples.append(time.perf_counter() - t0)
+    return statistics.median(samples) * 1e6
 
 
 def reference_loop_ms(rounds=5, n=300_000):
