@@ -237,6 +237,12 @@ def run_leaf_op(node):
         v = np.array(r, dtype=npdt)  # (a copy: the node's own C-contiguous memory)
         if v.shape != shape:
             node_value(v, node)  # (raises: an evaluation that disagrees with its op's rule)
+    return _realized(node, v)
+
+
+def _realized(node, v):
+    """The leaf op's read is done: `node` (checked by the graph verifier when it is on) holds the
+    host value `v`, counted as a small host read of one op. Returns `v`."""
     if _config.verify:  # the graph verifier: before the node is realized
         _verify.verify([node], node.args)
     node.realize_host(v)
@@ -275,23 +281,13 @@ def _scalar_leaf_op(node, op):
     if b.dtype.np.type is not npt or npt not in _SCALAR_TYPES:
         return None
     va, vb = a.host, b.host
-    if type(va) is not npt:
-        if type(va) is np.ndarray and va.dtype is a.dtype.np and not va.shape:
-            va = va[()]
-        elif type(va) in _PY_SCALARS:
-            va = _scalar_of(a, va)
-            if type(va) is not npt:  # (a Python int too large for the dtype: the general path)
-                return None
-        else:
-            return None  # (a buffer, or another host value: the general path)
+    if type(va) is not npt:  # (the usual operand, `t[i]`'s element, is one already: no call)
+        va = _numpy_scalar(a, va, npt)
+        if va is None:
+            return None
     if type(vb) is not npt:
-        if type(vb) is np.ndarray and vb.dtype is b.dtype.np and not vb.shape:
-            vb = vb[()]
-        elif type(vb) in _PY_SCALARS:
-            vb = _scalar_of(b, vb)
-            if type(vb) is not npt:
-                return None
-        else:
+        vb = _numpy_scalar(b, vb, npt)
+        if vb is None:
             return None
     try:
         if op is _COMPARE_OP:  # (quiet on NaN: numpy's flags untouched)
@@ -306,12 +302,19 @@ def _scalar_leaf_op(node, op):
         return None
     if type(v) is not node.dtype.np.type:  # (never, for these ops and dtypes: the general path)
         return None
-    if _config.verify:  # the graph verifier: before the node is realized
-        _verify.verify([node], node.args)
-    node.realize_host(v)
-    metrics.host_syncs += 1
-    metrics.host_sync_ops += 1
-    return v
+    return _realized(node, v)
+
+
+def _numpy_scalar(leaf, v, npt):
+    """`_scalar_leaf_op`'s operand: the leaf's host value `v` as a numpy scalar of type `npt` (the
+    leaf's dtype), or None where the general path must read it (a buffer, another host value, a
+    Python int too large for the dtype)."""
+    if type(v) is np.ndarray and v.dtype is leaf.dtype.np and not v.shape:
+        return v[()]
+    if type(v) in _PY_SCALARS:
+        v = _scalar_of(leaf, v)
+        return v if type(v) is npt else None
+    return None
 
 
 def scalar_evaluate(op, node, values):

@@ -81,18 +81,16 @@ class BufferPool:
         # (none pinned, the common case: the mapping's own dict answers without its Python-level get)
         return bool(pinned.data) and pinned.get(id(buffer)) is buffer
 
-    def lend(self, buffer, base=None):
+    def lend(self, buffer, base):
         """`base` (the base object of a numpy array over the buffer's memory) shows the buffer:
-        keep the buffer out of reuse until `base` dies. With no `base`, the caller reports the
-        death itself, appending `(buffer,)` to `returned`. (A buffer that can never be recycled
-        is `show`n instead.) Called with the engine lock held."""
+        keep the buffer out of reuse until `base` dies. (A buffer that can never be recycled is
+        `show`n instead.) Called with the engine lock held."""
         if self.returned:
             self._drain()
         lent = self._lent
         key = id(buffer)
         lent[key] = lent.get(key, 0) + 1
-        if base is not None:
-            self._watch(base, (buffer,))
+        self._watch(base, (buffer,))
 
     def recyclable(self, nbytes):
         """Whether a buffer of `nbytes` bytes may ever be handed out for reuse: only one at least
