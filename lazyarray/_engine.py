@@ -28,12 +28,13 @@ import numpy as np
 
 from . import _config, _host_sync, _runtime, _segment
 from ._engine_state import state
-from ._graph import Plan, computed_nodes, lock as _lock, pending
+from ._graph import Plan, computed_nodes, lock as _lock, pending, scalar_leaves
 from ._metrics import metrics, user_site
 
 _prod = math.prod  # (a large read skips `_host_sync`'s set-up: `_realize`)
 # (`_run` and `_input_buffer` are names other modules and tests use: test_interpret wraps `_run`)
 from ._run_program import input_buffer as _input_buffer, run as _run  # noqa: F401
+from ._run_program import find_recipe as _find_recipe, run_recipe as _run_recipe
 
 
 def clear_cache() -> None:
@@ -89,9 +90,20 @@ def _realize_program(targets, device, cause):
     if len(targets) == 1 and cause != "cut":
         # One read (the commonest sync), straight: what shares work with it, its plan, its run.
         # (The general path below does the same steps for it, with tests it does not need.)
-        candidates = pending.pending_beside(targets[0], device)
-        metrics.nodes_traced += pending.nodes_since_sync
+        target = targets[0]
+        candidates = pending.pending_beside(target, device)
         traced = pending.nodes_since_sync
+        if not candidates and state.recipes:
+            # a graph read before: its recipe finds the program without a plan (`_run_program`)
+            found = _find_recipe(target, device)
+            if found is not None and not _segment.worth_trying(max(len(found[2]), traced)):
+                if scalar_leaves:  # (the sync starts as a `Plan` starts it)
+                    scalar_leaves.clear()
+                metrics.nodes_traced += traced
+                pending.nodes_since_sync = 0
+                _run_recipe(found[0], target, found[1], found[2], device)
+                return
+        metrics.nodes_traced += traced
         plan = Plan(targets)
         pending.nodes_since_sync = 0
         outputs = targets

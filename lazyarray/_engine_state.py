@@ -31,6 +31,9 @@ class EngineState:
         # what running a cached program again needs (`_run_program.Replay`): program key ->
         # Replay, the oldest dropped first past `_config.cache_size`
         self.replays = {}
+        # matchers of repeated one-output reads (`_run_program.Recipe`): the output's (op, shape)
+        # -> its recipes, newest first; at most `_config.cache_size` outputs kept
+        self.recipes = {}
         # donating variants being compiled in the background: their key -> future (`_program_cache`)
         self.variants = {}
         # graphs the interpreter tier serves (`_tier_policy`): (device id, structural key) ->
@@ -75,6 +78,7 @@ class EngineState:
             self.wait_for_compiles()
             self.programs.clear()
             self.replays.clear()
+            self.recipes.clear()
             _runtime.forget_executables()
             self.variants.clear()
             self.sightings.clear()
@@ -92,7 +96,7 @@ class EngineState:
 
     def sizes(self):
         """How many entries each bounded container holds (long-run tests watch these stay flat)."""
-        return {"programs": len(self.programs), "variants": len(self.variants), "replays": len(self.replays),
+        return {"programs": len(self.programs), "variants": len(self.variants), "replays": len(self.replays), "recipes": len(self.recipes),
                 "sightings": len(self.sightings), "scalar_buffers": len(self.scalar_buffers),
                 "unsplit_sites": len(self.unsplit_sites), "checks": len(self.checks),
                 "check_lengths": len(self.check_lengths)}

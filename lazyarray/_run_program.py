@@ -138,6 +138,8 @@ def _run_cached_one(plan, node, device, skey):
     replay = state.replays.get(key)
     if replay is None or replay.compiled is not compiled:
         return False
+    if replay.recipe is None:  # (its second cached run: the graph repeats, record how to match it)
+        replay.recipe = _recipe(plan, node, key, compiled, replay, device)
     inputs = replay.inputs(plan.leaves, device)
     metrics.cache_hits += 1
     t0 = time.perf_counter()
@@ -147,6 +149,162 @@ def _run_cached_one(plan, node, device, skey):
     metrics.short_syncs += 1
     node.realize(buf)
     return True
+
+
+# A recipe: the short path of a repeated one-output read without the plan walk and key lookup.
+# `_run_cached_one` needs the graph's structural key to find its program, and the key needs the
+# plan's walk over the graph (`Plan`, `Plan.key`: ~3 us of a ~20 us read of a 3-node graph). A
+# graph read again is, nearly always, one recorded by the same user code: the same structure. So
+# at a program's second short run its plan is turned into a matcher: Python code, generated for
+# that one structure, that walks a candidate graph in the plan's order, checks every node's
+# fields the signature holds (op, attributes, shape, dtype, operand positions; a leaf's shape,
+# dtype and whether it is packed), that each operand the plan reached twice is the same object
+# and each it reached once is a new one, and returns the leaves (the program's parameters, in
+# the plan's order) and the computed nodes. A graph it accepts has the plan's signature, so the
+# plan's key: the program and replay found under that key serve it, as `_run_cached_one` would.
+# Any difference returns None and the sync takes the usual path. `state.recipes` holds them by
+# the output's (op, shape); each is checked against `state.programs` and `state.replays` at use
+# (a program dropped or replaced is never run through a stale recipe).
+RECIPE_MAX_ENTRIES = 64  # signature entries (nodes and leaves) a recipe is made for at most
+RECIPES_PER_ROOT = 4     # recipes kept per output (op, shape): the newest first
+
+
+class Recipe:
+    __slots__ = ("key", "compiled", "replay", "device", "match", "bits")
+
+    def __init__(self, key, compiled, replay, device, match, bits):
+        self.key, self.compiled, self.replay, self.device = key, compiled, replay, device
+        self.match, self.bits = match, bits
+
+
+def _recipe(plan, node, key, compiled, replay, device):
+    """The `Recipe` of a plan whose one output is `node` (pending still), installed in
+    `state.recipes`; False where none is made (a large graph, a structure the matcher would not
+    reproduce exactly: it is checked against the plan before it is kept)."""
+    sig = plan.sig
+    if len(sig) > RECIPE_MAX_ENTRIES or plan.index.get(node) != len(sig) - 1:
+        return False
+    try:
+        match = _matcher(sig)
+        found = match(node)
+    except Exception:  # (an attribute without a usable repr or equality: no recipe)
+        return False
+    if found is None or len(found[0]) != len(plan.leaves) or len(found[1]) != len(plan.order) \
+            or any(a is not b for a, b in zip(found[0], plan.leaves)) \
+            or any(a is not b for a, b in zip(found[1], plan.order)):
+        return False
+    recipe = Recipe(key, compiled, replay, device, match, _prod(node.shape) * node.dtype.bits)
+    recipes = state.recipes
+    fp = (node.op, node.shape)
+    kept = recipes.get(fp)
+    if kept is None:
+        if len(recipes) >= max(_config.cache_size, 1):
+            del recipes[next(iter(recipes))]
+        recipes[fp] = [recipe]
+    else:
+        kept.insert(0, recipe)
+        del kept[RECIPES_PER_ROOT:]
+    return recipe
+
+
+def _matcher(sig):
+    """Generate the matcher of a plan's signature `sig` (its output last): a function of a node
+    that returns (leaves, computed nodes), in the plan's order, for a graph with this signature,
+    else None."""
+    consts = {}
+
+    def const(value):
+        name = f"k{len(consts)}"
+        consts[name] = value
+        return name
+
+    lines = []
+    done = []     # positions reached so far, in the walk's order
+    kinds = {}    # position -> what two nodes equal at it share (the only positions to tell apart)
+
+    def emit(p, depth):
+        entry = sig[p]
+        v = f"n{p}"
+        pad = " " * 4
+        if len(entry) == 3:  # a leaf: (shape, dtype, packed)
+            shape, dtype, packed = entry
+            lines.append(f"{pad}if {v}.op is not None or {v}.dtype is not {const(dtype)} or {v}.shape != {const(shape)}: return None")
+            if not shape:
+                test = f"({v}.buffer is None and not {v}.computed)"
+                lines.append(f"{pad}if {'not ' if packed else ''}{test}: return None")
+            kind = ("leaf", shape, dtype, packed)
+        else:
+            op, attrs, shape, dtype, positions = entry
+            lines.append(f"{pad}if {v}.op is not {const(op)} or {v}.dtype is not {const(dtype)} or {v}.shape != {const(shape)}"
+                         f" or {v}.attrs != {const(attrs)}: return None")
+            kind = ("op", op, attrs, shape, dtype)
+        for q in done:  # a new position: never a node the walk reached before (the plan would reuse it)
+            if kinds[q] == kind:
+                lines.append(f"{pad}if {v} is n{q}: return None")
+        if len(entry) == 5:
+            positions = entry[4]
+            lines.append(f"{pad}a{p} = {v}.args")
+            lines.append(f"{pad}if len(a{p}) != {len(positions)}: return None")
+            reached = set(done)
+            for j, i in enumerate(positions):
+                if i in reached:
+                    lines.append(f"{pad}if a{p}[{j}] is not n{i}: return None")
+                else:
+                    lines.append(f"{pad}n{i} = a{p}[{j}]")
+                    emit(i, depth + 1)
+                    reached = set(done)
+        done.append(p)
+        kinds[p] = kind
+
+    root = len(sig) - 1
+    emit(root, 0)
+    if sorted(done) != list(range(len(sig))):
+        raise ValueError("signature not reached in one walk")
+    leaves = [p for p in range(len(sig)) if len(sig[p]) == 3]
+    order = [p for p in range(len(sig)) if len(sig[p]) == 5]
+    body = "\n".join(lines)
+    text = (f"def match(n{root}):\n{body}\n"
+            f"    return [{', '.join(f'n{p}' for p in leaves)}], ({''.join(f'n{p}, ' for p in order)})\n")
+    namespace = dict(consts)
+    exec(compile(text, "<lazyarray recipe>", "exec"), namespace)
+    return namespace["match"]
+
+
+def find_recipe(node, device):
+    """A usable recipe whose matcher accepts the graph of the pending `node`, as (recipe, leaves,
+    computed nodes), or None."""
+    kept = state.recipes.get((node.op, node.shape))
+    if kept is None:
+        return None
+    for recipe in kept:
+        found = recipe.match(node)
+        if found is not None:
+            break
+    else:
+        return None
+    key = recipe.key
+    compiled = recipe.compiled
+    if recipe.device is not device or state.programs.get(key) is not compiled \
+            or state.replays.get(key) is not recipe.replay or compiled.no_window is not True \
+            or recipe.bits >= 8 * max(_config.pool_min_bytes, 1) or _checks.pending:
+        return None
+    return recipe, found[0], found[1]
+
+
+def run_recipe(recipe, node, leaves, order, device):
+    """`_run_cached_one` for a graph a recipe matched (`find_recipe`): verify when asked, the
+    parameters from the replay, execute, count, realize. The caller has started the sync as a
+    `Plan` would (`_graph.scalar_leaves` emptied)."""
+    if _config.verify or _config.debug >= 4:
+        _verify.verify(order, leaves)
+    inputs = recipe.replay.inputs(leaves, device)
+    metrics.cache_hits += 1
+    t0 = time.perf_counter()
+    buf, = _runtime.execute(recipe.compiled.executable, inputs)
+    metrics.execute_seconds += time.perf_counter() - t0
+    metrics.executions += 1
+    metrics.short_syncs += 1
+    node.realize(buf)
 
 
 class Replay:
@@ -159,7 +317,7 @@ class Replay:
     one is an immutable Python number. A run whose scalars are the same objects (a function's
     constants: the `2.0` of `a * 2.0 + 1.0`, the same object at every call) sends the same
     vectors without packing and looking them up again (`packed_buffer`, ~2-3 us a read)."""
-    __slots__ = ("compiled", "own", "packed", "packed_at", "last")
+    __slots__ = ("compiled", "own", "packed", "packed_at", "last", "recipe")
 
     def __init__(self, compiled, leaves):
         self.compiled = compiled
@@ -169,6 +327,7 @@ class Replay:
         self.packed = tuple((dtype, tuple(index[id(leaf)] for leaf in group)) for dtype, group in packed.items())
         self.packed_at = tuple(i for _, group in self.packed for i in group)  # (every group's, in order)
         self.last = None
+        self.recipe = None  # its `Recipe` (False: none can be made), made at its second short run
 
     def inputs(self, leaves, device):
         """The program's parameters (as `_inputs` gives them) for this run's `leaves`."""
