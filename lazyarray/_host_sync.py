@@ -41,6 +41,7 @@ import weakref
 import numpy as np
 
 from . import _checks, _config, _verify
+from . import _dtypes as dt
 from ._interpret import leaf_value, numpy_errors_loud, numpy_errors_quiet
 from . import _ops as ops
 from ._graph import lock as _lock, pending
@@ -649,12 +650,24 @@ def element_now(node, idx, device):
         return None
     if not usable(device) or not _lock.acquire(False):  # (a sync running elsewhere: record)
         return None
-    quiet = numpy_errors_quiet()
     try:
         if node.op is None:  # (realized by another thread meanwhile)
             return None
         seen = ([], []) if _config.verify else None
-        v = _at(node, idx, [ELEMENT_OPS], seen)
+        v = None
+        op = node.op
+        if node.dtype is _F64 or (op is _COMPARE_OP and node.args[0].dtype is _F64):
+            # (the probe's graph: float64 arithmetic, by Python's float math; None where it is not
+            # one for `_float_at`, which then changed nothing but `seen`)
+            v = _float_element(node, idx, seen)
+            if v is None and seen is not None:
+                seen = ([], [])
+        if v is None:
+            quiet = numpy_errors_quiet()
+            try:
+                v = _at(node, idx, [ELEMENT_OPS], seen)
+            finally:
+                numpy_errors_loud(quiet)
         if seen is not None:  # the graph verifier, on the nodes evaluated
             _verify.verify(*seen)
         metrics.host_element_reads += 1
@@ -663,8 +676,107 @@ def element_now(node, idx, device):
         _refused[0] = weakref.ref(node)
         return None
     finally:
-        numpy_errors_loud(quiet)
         _lock.release()
+
+
+# Float64 arithmetic on Python floats (`_float_at`): a Python float is an IEEE double, and
+# Python's +, -, *, / and negation on two of them are the C operations on doubles that numpy's
+# float64 ufuncs and scalar math perform (round to nearest, NaN payloads, signed zeros, infinities
+# and subnormals alike), in the same operand order. Comparisons are IEEE's (quiet on NaN). Python
+# never sets numpy's error state or warns (an overflow is inf, as numpy's with its warnings off);
+# it raises ZeroDivisionError where numpy divides by zero: the read then takes `_at`. Each
+# node taken here passes `_takes` (EXACT and the interpreter's covers): checked for every op by
+# tests/test_probe_element.py.
+_F64 = dt.float64
+_FLOAT_MATH = {ops.ADD: operator.add, ops.SUBTRACT: operator.sub, ops.MULTIPLY: operator.mul,
+               ops.DIVIDE: operator.truediv}
+
+
+def _float_element(node, idx, seen):
+    """`element_now`'s value of node[idx] for a float64 graph of `_FLOAT_MATH`'s ops, negations,
+    and a compare at its root, on leaves (the probe's `y = a * 2.0 + 1.0`), as the numpy scalar
+    `_at` gives; None where the graph is not one for this path (or Python's float math raises)."""
+    try:
+        if node.op is _COMPARE_OP:
+            a, b = node.args
+            if (a.op is not None and a.shape != node.shape) or (b.op is not None and b.shape != node.shape):
+                return None  # (a small computed operand: `_at` refuses it too)
+            budget = [ELEMENT_OPS - 1]
+            va = _float_at(a, idx, budget, seen) if a.op is not None else _float_leaf(a, idx)
+            vb = _float_at(b, idx, budget, seen) if b.op is not None else _float_leaf(b, idx)
+            if seen is not None:
+                seen[0].append(node)
+                seen[1].extend(x for x in (a, b) if x.op is None)
+            return np.True_ if _SCALAR_COMPARE[node.attrs.direction](va, vb) else np.False_
+        return _F64_TYPE(_float_at(node, idx, [ELEMENT_OPS], seen))
+    except (_Fallback, ArithmeticError):
+        return None
+
+
+_F64_TYPE = np.float64
+
+
+def _float_leaf(leaf, idx):
+    """A float64 leaf's element (or its 0-D value) as a Python float."""
+    v = leaf.host
+    t = type(v)
+    if leaf.shape:
+        if t is not np.ndarray or v.dtype is not _F64_NP or v.shape != leaf.shape:
+            v = _leaf(leaf)
+        return v.item(idx)
+    if t is float:  # (a Python scalar's leaf, `y * 2.0`)
+        return v
+    if t is _F64_TYPE or t is int:  # (numpy's conversion of a Python int to float64 is float()'s)
+        return float(v)
+    return _leaf(leaf).item()
+
+
+_F64_NP = _F64.np
+
+
+def _float_at(node, idx, budget, seen):
+    """node[idx] of a computed float64 node of node's shape, as a Python float (`_float_element`);
+    raises _Fallback where the graph is not one for this path."""
+    if node.dtype is not _F64:
+        raise _Fallback
+    op = node.op
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise _Fallback
+    args = node.args
+    f = _FLOAT_MATH.get(op)
+    if f is not None:
+        a, b = args
+        if a.op is None:
+            va = _float_leaf(a, idx)
+        elif a.shape != node.shape:  # (a small computed operand: `_at` refuses it too)
+            raise _Fallback
+        else:
+            va = _float_at(a, idx, budget, seen)
+        if b.op is None:
+            vb = _float_leaf(b, idx)
+        elif b.shape != node.shape:
+            raise _Fallback
+        else:
+            vb = _float_at(b, idx, budget, seen)
+        v = f(va, vb)
+    elif op is _NEGATE:
+        a = args[0]
+        if a.op is None:
+            v = -_float_leaf(a, idx)
+        elif a.shape != node.shape:
+            raise _Fallback
+        else:
+            v = -_float_at(a, idx, budget, seen)
+    else:
+        raise _Fallback
+    if seen is not None:
+        seen[0].append(node)
+        seen[1].extend(a for a in args if a.op is None)
+    return v
+
+
+_NEGATE = ops.NEGATE
 
 
 def _at(node, idx, budget, seen):

@@ -27,9 +27,13 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
             hit = _reshape_plans.get(key)  # (`memo`'s hit, inline)
             new_shape, strides, step = hit if hit is not None else memo(_reshape_plans, key, _reshape_entry)
             if strides is not None:  # make_view(x, _views.Reshape(new_shape), strides), inline
-                # (a reshape to x's own shape, `reshape(y, (-1,))` of a vector: x's node itself)
-                same = node if node.shape == new_shape else ops.reshape(node, new_shape)
-                return _View._make(x, step, same, strides)
+                if node.shape == new_shape:
+                    # a reshape to x's own shape (`reshape(y, (-1,))` of a vector, array-api-
+                    # compat's is_lazy_array probe): x itself, as jax.numpy returns it. A view of
+                    # x to x's shape would read and write the same elements as x, so the one
+                    # handle is that view; no new handle to register on x's pending graph
+                    return x
+                return _View._make(x, step, ops.reshape(node, new_shape), strides)
             if copy is False:
                 return _reshape_general(x, shape, copy)  # (its error)
             return Array._wrap(ops.reshape(node, new_shape), x._device)
