@@ -28,13 +28,13 @@ import numpy as np
 
 from . import _config, _host_sync, _runtime, _segment
 from ._engine_state import state
-from ._graph import Plan, computed_nodes, lock as _lock, pending, scalar_leaves
+from ._graph import Plan, computed_nodes, lock as _lock, pending
 from ._metrics import metrics, user_site
 
 _prod = math.prod  # (a large read skips `_host_sync`'s set-up: `_realize`)
 # (`_run` and `_input_buffer` are names other modules and tests use: test_interpret wraps `_run`)
 from ._run_program import input_buffer as _input_buffer, run as _run  # noqa: F401
-from ._run_program import find_recipe as _find_recipe, run_recipe as _run_recipe
+from ._run_program import replay_one as _replay_one
 
 
 def clear_cache() -> None:
@@ -93,16 +93,8 @@ def _realize_program(targets, device, cause):
         target = targets[0]
         candidates = pending.pending_beside(target, device)
         traced = pending.nodes_since_sync
-        if not candidates and state.recipes:
-            # a graph read before: its recipe finds the program without a plan (`_run_program`)
-            found = _find_recipe(target, device)
-            if found is not None and not _segment.worth_trying(max(len(found[2]), traced)):
-                if scalar_leaves:  # (the sync starts as a `Plan` starts it)
-                    scalar_leaves.clear()
-                metrics.nodes_traced += traced
-                pending.nodes_since_sync = 0
-                _run_recipe(found[0], target, found[1], found[2], device)
-                return
+        if not candidates and state.recipes and _replay_one(target, device, traced):
+            return  # a graph read before: its recipe found its program without a plan (`_run_program`)
         metrics.nodes_traced += traced
         plan = Plan(targets)
         pending.nodes_since_sync = 0

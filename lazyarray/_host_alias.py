@@ -144,7 +144,8 @@ def export(x, aliased_cls):
                 if a.holder is x:
                     return a.host  # kept equal to x by flush/after_write
         node = x._node
-        fam = _family_of(root)
+        if fam is not None:  # (the flush above, or reading x's node, may have ended it)
+            fam = _family_of(root)
         if fam is None:
             # (from here on another thread's read of the family's node waits for write_lock)
             fam = _families[id(root)] = _Family(type(root), root)

@@ -23,9 +23,9 @@ import time
 
 import numpy as np
 
-from . import _blas_threads, _checks, _config, _dtypes, _runtime, _sharded_run, _tier_policy, _verify
+from . import _blas_threads, _checks, _config, _dtypes, _runtime, _segment, _sharded_run, _tier_policy, _verify
 from ._engine_state import state
-from ._graph import split_leaves
+from ._graph import pending, scalar_leaves, split_leaves
 from ._metrics import metrics
 from ._program_cache import compile_program, donating_variant, program_key
 from ._sharding_rules import program_layout
@@ -270,41 +270,50 @@ def _matcher(sig):
     return namespace["match"]
 
 
-def find_recipe(node, device):
-    """A usable recipe whose matcher accepts the graph of the pending `node`, as (recipe, leaves,
-    computed nodes), or None."""
+def replay_one(node, device, traced):
+    """Compute the pending `node`, the one output of a sync, through a recipe whose matcher
+    accepts its graph (nothing else pending shares work with it: the caller checked), when that
+    recipe's program and replay are still the cached ones and the usual path would have taken the
+    short path too (no checks pending, an output too small for the pool, no loop worth looking
+    for in `traced` + the graph's nodes: `_segment.worth_trying`). Starts the sync as a `Plan`
+    would (`_graph.scalar_leaves` emptied, the traced nodes counted), verifies when asked, runs,
+    counts, realizes; returns True. Returns False, having done nothing, otherwise."""
     kept = state.recipes.get((node.op, node.shape))
     if kept is None:
-        return None
+        return False
     for recipe in kept:
         found = recipe.match(node)
         if found is not None:
             break
     else:
-        return None
+        return False
     key = recipe.key
     compiled = recipe.compiled
+    replay = recipe.replay
+    leaves, order = found
     if recipe.device is not device or state.programs.get(key) is not compiled \
-            or state.replays.get(key) is not recipe.replay or compiled.no_window is not True \
+            or state.replays.get(key) is not replay or compiled.no_window is not True \
             or recipe.bits >= 8 * max(_config.pool_min_bytes, 1) or _checks.pending:
-        return None
-    return recipe, found[0], found[1]
-
-
-def run_recipe(recipe, node, leaves, order, device):
-    """`_run_cached_one` for a graph a recipe matched (`find_recipe`): verify when asked, the
-    parameters from the replay, execute, count, realize. The caller has started the sync as a
-    `Plan` would (`_graph.scalar_leaves` emptied)."""
+        return False
+    n = len(order) if len(order) > traced else traced
+    last = state.last_chunk
+    if n >= _segment.MIN_NODES or (last is not None and n >= len(last)):  # (`_segment.worth_trying`)
+        return False
+    if scalar_leaves:  # (the sync starts as a `Plan` starts it)
+        scalar_leaves.clear()
+    metrics.nodes_traced += traced
+    pending.nodes_since_sync = 0
     if _config.verify or _config.debug >= 4:
         _verify.verify(order, leaves)
-    inputs = recipe.replay.inputs(leaves, device)
+    inputs = replay.inputs(leaves, device)
     metrics.cache_hits += 1
     t0 = time.perf_counter()
-    buf, = _runtime.execute(recipe.compiled.executable, inputs)
+    buf, = _runtime.execute(compiled.executable, inputs)
     metrics.execute_seconds += time.perf_counter() - t0
     metrics.executions += 1
     metrics.short_syncs += 1
     node.realize(buf)
+    return True
 
 
 class Replay:

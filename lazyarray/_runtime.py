@@ -173,6 +173,7 @@ class HostMemory:
 
 
 _ndarray = np.ndarray
+_frombuffer = np.frombuffer
 
 # nbytes -> a ctypes char-array type of that length with a `buffer` slot (asking ctypes for one
 # costs ~0.3 us, making the subclass more: made once per length)
@@ -216,7 +217,9 @@ def host_view(buffer, one_cpu_device=False, vector=None) -> np.ndarray | None:
         shape, dtype = vector
         if type(dtype) is str:
             dtype = np.dtype(dtype)
-        return _ndarray(shape, dtype, _memory(buffer, shape[0] * dtype.itemsize))
+        # (numpy's frombuffer over the block: ~0.25 us less than ndarray(shape, dtype, buffer=...);
+        # the same writable array, whose base is the block)
+        return _frombuffer(_memory(buffer, shape[0] * dtype.itemsize), dtype)
     if not one_cpu_device:  # (the engine knows its buffers' device: asking jax costs ~2 us)
         devices = buffer.devices()
         if len(devices) != 1 or next(iter(devices)).platform != "cpu":
