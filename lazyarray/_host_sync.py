@@ -747,14 +747,26 @@ def _float_at(node, idx, budget, seen):
     f = _FLOAT_MATH.get(op)
     if f is not None:
         a, b = args
-        if a.op is None:
-            va = _float_leaf(a, idx)
+        if a.op is None:  # (`_float_leaf`'s two common cases inline: an array's element, a float)
+            v = a.host
+            if type(v) is float and not a.shape:
+                va = v
+            elif type(v) is np.ndarray and v.dtype is _F64_NP and v.shape == a.shape and a.shape:
+                va = v.item(idx)
+            else:
+                va = _float_leaf(a, idx)
         elif a.shape != node.shape:  # (a small computed operand: `_at` refuses it too)
             raise _Fallback
         else:
             va = _float_at(a, idx, budget, seen)
         if b.op is None:
-            vb = _float_leaf(b, idx)
+            v = b.host
+            if type(v) is float and not b.shape:
+                vb = v
+            elif type(v) is np.ndarray and v.dtype is _F64_NP and v.shape == b.shape and b.shape:
+                vb = v.item(idx)
+            else:
+                vb = _float_leaf(b, idx)
         elif b.shape != node.shape:
             raise _Fallback
         else:

@@ -21,7 +21,7 @@ from ._basic_indexing import (
     read_recipe, slice_read, slice_write,
 )
 from ._helpers import is_scalar
-from ._graph import bind as _bind, leaf_from_host
+from ._graph import Node as _Node, bind as _bind, leaf_from_host
 from ._host_data import numpy_leaf
 from ._metrics import metrics
 
@@ -176,7 +176,7 @@ def _element(x, node, i):
         v = _host_sync.element_now(node, (i,), device)
         if v is not None:
             e = _new(Array)  # (`Array._wrap` of a leaf, inline)
-            e._node = leaf_from_host(v, (), node.dtype)
+            e._node = _Node(None, (), (), (), node.dtype, v)  # (`leaf_from_host`, a call less)
             e._device = device
             return e
     if n == 1:  # (the slice is the whole axis: slice_read's reshape alone)

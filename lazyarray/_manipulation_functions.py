@@ -22,16 +22,19 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
                 break
         else:
             node = x._node
+            old = node.shape
+            if shape == old or (shape == _FLAT and len(old) == 1):
+                # a reshape to x's own shape (`reshape(y, (-1,))` of a vector, array-api-compat's
+                # is_lazy_array probe): x itself, as jax.numpy returns it. A view of x to x's
+                # shape would read and write the same elements as x, so the one handle is that
+                # view; no new handle to register on x's pending graph
+                return x
             view_strides = x._strides if type(x) is _View else None
-            key = (node.shape, view_strides, shape)
+            key = (old, view_strides, shape)
             hit = _reshape_plans.get(key)  # (`memo`'s hit, inline)
             new_shape, strides, step = hit if hit is not None else memo(_reshape_plans, key, _reshape_entry)
             if strides is not None:  # make_view(x, _views.Reshape(new_shape), strides), inline
-                if node.shape == new_shape:
-                    # a reshape to x's own shape (`reshape(y, (-1,))` of a vector, array-api-
-                    # compat's is_lazy_array probe): x itself, as jax.numpy returns it. A view of
-                    # x to x's shape would read and write the same elements as x, so the one
-                    # handle is that view; no new handle to register on x's pending graph
+                if new_shape == old:  # (x's own shape, written another way: (2, -1) of (2, 3))
                     return x
                 return _View._make(x, step, ops.reshape(node, new_shape), strides)
             if copy is False:
@@ -39,6 +42,8 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
             return Array._wrap(ops.reshape(node, new_shape), x._device)
     return _reshape_general(x, shape, copy)
 
+
+_FLAT = (-1,)
 
 # (x's shape, a view's strides or None, the new shape as given: Python ints) -> (the new shape,
 # -1 resolved; the view's strides, or None where numpy copies; the view's step, shared by the

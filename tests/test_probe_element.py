@@ -178,3 +178,22 @@ def test_reshape_to_its_own_shape_is_the_array():
     assert flat is not m and flat.shape == (12,)
     flat[0] = 42.0
     assert float(m[0, 0]) == 42.0
+
+
+@pytest.mark.parametrize("value", [0.0, -0.0, np.nan, 2.5, -np.inf, 5e-324])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_any_all_of_an_element_read_when_indexed(value, keepdims):
+    """`any`/`all` of the 0-D host value `y[i]` (the probe's second step): numpy's truth, a 0-D
+    bool array, for float64 and the other dtypes (int, complex: the general 0-D path)."""
+    base_np = np.full(100, value)
+    for npdt in (np.float64, np.float32, np.int64, np.complex128):
+        with np.errstate(all="ignore"):
+            b_np = base_np.astype(npdt) if npdt is not np.int64 else np.nan_to_num(base_np).astype(npdt)
+        y = xp.asarray(b_np) * npdt(1)
+        want = bool(b_np[3] != 0)
+        for f in (xp.any, xp.all):
+            r = f(y[3], keepdims=keepdims)
+            assert r.dtype == xp.bool and r.shape == ()
+            assert bool(r) is want, (npdt, f)
+            assert np.asarray(r).dtype == np.bool_ and bool(np.asarray(r)) is want
+            assert f(y[3], axis=()).shape == () and bool(f(y[3], axis=())) is want
