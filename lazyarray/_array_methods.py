@@ -23,7 +23,7 @@ from ._creation_functions import asarray, numpy_array_leaf
 from ._data_type_functions import astype
 from ._elementwise_functions import FUNCTIONS as _ELEMENTWISE, clip
 from ._graph import Node as _Node, _merge, _next_serial, pending as _pending, root as _root, \
-    scalar_leaf as _scalar_leaf, scalar_leaves as _scalar_leaves
+    last_scalar as _last_scalar, scalar_leaf as _scalar_leaf, scalar_leaves as _scalar_leaves
 from ._indexing import getitem, setitem
 from ._linear_algebra_functions import matmul
 from ._manipulation_functions import matrix_transpose, permute_dims, reshape, squeeze
@@ -106,9 +106,13 @@ def _fast_method(prim, attrs, kinds, general, swap):
                 return general(self, other, swap)
             shape = n1.shape
         elif (t is float or t is int) and d.kind in "fc":
-            n2 = _leaf_of(id(other))  # (`_graph.scalar_leaf`, its hit inline)
-            if n2 is None or n2.host is not other or n2.dtype is not d or n2.buffer is not None:
-                n2 = _scalar_leaf(other, d)
+            n2 = _last_scalar[0]  # (`_graph.scalar_leaf`'s last leaf: a loop's constant)
+            if n2.host is not other or n2.dtype is not d or n2.buffer is not None:
+                n2 = _leaf_of(id(other))  # (`_graph.scalar_leaf`, its hit inline)
+                if n2 is None or n2.host is not other or n2.dtype is not d or n2.buffer is not None:
+                    n2 = _scalar_leaf(other, d)
+                else:
+                    _last_scalar[0] = n2
             shape = n1.shape
         else:
             return general(self, other, swap)
