@@ -36,7 +36,7 @@ import threading
 import time
 from concurrent.futures import Future
 
-from . import _config, _debug_log, _prefetch, _runtime, _structural_key
+from . import _config, _debug_log, _heap_trim, _prefetch, _runtime, _structural_key
 from ._emit import emit_module
 from ._engine_state import state
 from ._metrics import explain_miss, format_site, metrics
@@ -284,6 +284,7 @@ def _build(text, path, device, where):
             metrics.compiles += 1
         if path:
             _runtime.store_serialized(path, executable, device._pjrt)
+        _heap_trim.after_compile(state.compile_thread().submit)  # XLA's freed heap back to the system
         compiled = Compiled(executable, path or _text_hash(text))
     with metrics.lock:
         metrics.compile_seconds += time.perf_counter() - t0
