@@ -112,23 +112,83 @@ def _dot(node, x, y):
 def _prepare_dot(node):
     """A real floating dot's host step with its structure decided once (`core.prepared`: a graph
     interpreted again): the transpositions, reshapes and BLAS window taken from the shapes, and
-    one finiteness test when both operands are one array (x.T @ x). The same numpy calls on the
-    same views as `_dot`: the same bits. ~14 -> ~6 us for an 8x8 product."""
+    how the operands' finiteness is decided (`_finiteness`). The same numpy calls on the same
+    views as `_dot`, the same path taken: the same bits. ~14 -> ~6 us for an 8x8 product."""
     if node.dtype.kind != "f":
         return None
     x, y = node.args
     px, py, xs, ys, bmnk = _layout(node.attrs, x.shape, y.shape)
     # (a partial over atoms, not a closure: one object a kept program gives the collector)
     px, py = (None if px is None else tuple(px)), (None if py is None else tuple(py))
-    return functools.partial(_dot_step, px, py, xs, ys, _blas_threads.numpy_matmul_window(*bmnk), node.shape)
+    return functools.partial(_dot_step, px, py, xs, ys, _blas_threads.numpy_matmul_window(*bmnk), node.shape,
+                             *_finiteness(node.attrs, bmnk))
 
 
-def _dot_step(px, py, xs, ys, window, shape, x, y):
+def _finiteness(attrs, bmnk):
+    """How a prepared step learns that both operands are finite (BLAS's product serves only
+    then: `_real_matmul`) without a pass over a large operand, where that is cheaper: a pass over
+    a 5000x50 operand costs about what a matrix-vector product with it costs. BLAS may skip a
+    product with a zero factor, and that is the only product it may leave out; so
+
+    - gram: x.T @ x, x @ x.T (one array, the same axes contracted on both sides; checked at the
+      call: `x is y`): a non-finite x_li puts x_li * x_li (never skipped: x_li is not zero) into
+      the diagonal entry (i, i), so a finite product means finite operands;
+    - side 1 / 2: when the smaller operand (x / y) is finite and has no zero, every entry of the
+      larger one meets a nonzero finite factor in at least one product (the other free size is at
+      least 1 where the result is not empty), which no BLAS skips, and a sum with an infinite
+      or NaN term is not finite: again a finite product means finite operands.
+
+    A non-finite product then checks the larger operand as before (a finite one: the product
+    stands; else einsum's), and a smaller operand with a zero or a non-finite entry takes the
+    full check: every input takes the path the full check gives it, so the bits are the same.
+    Chosen only where the checks it makes are smaller than the pass it saves, and that pass is
+    over at least `FINITENESS_FROM` elements (below, the checks' calls cost more than the pass:
+    ~1 us each). (The product may
+    now be computed of non-finite operands before einsum's replaces it: evaluations run with
+    numpy's floating-point warnings off, `_interpret.numpy_errors_quiet`.)"""
+    b, m, n, k = bmnk
+    lb, rb, lc, rc = attrs
+    xsize, ysize, rsize = b * m * k, b * k * n, b * m * n
+    if max(xsize, ysize) < FINITENESS_FROM:
+        return False, 0
+    gram = lb == rb and lc == rc and m == n and m < k
+    side = 0
+    if xsize <= ysize and 2 * xsize + rsize < ysize:
+        side = 1
+    elif ysize < xsize and 2 * ysize + rsize < xsize:
+        side = 2
+    return gram, side
+
+
+FINITENESS_FROM = 1 << 12
+
+
+def _dot_step(px, py, xs, ys, window, shape, gram, side, x, y):
     xm = (x if px is None else np.transpose(x, px)).reshape(xs)
     ym = (y if py is None else np.transpose(y, py)).reshape(ys)
+    if gram and x is y:
+        r = _blas_product(xm, ym, window)
+        if np.isfinite(r).all() or np.isfinite(x).all():
+            return r.reshape(shape)
+        return np.einsum("bmk,bkn->bmn", xm, ym).reshape(shape)
+    if side:
+        small, large = (xm, ym) if side == 1 else (ym, xm)
+        if np.isfinite(small).all() and small.all():
+            r = _blas_product(xm, ym, window)
+            if np.isfinite(r).all() or np.isfinite(large).all():
+                return r.reshape(shape)
+            return np.einsum("bmk,bkn->bmn", xm, ym).reshape(shape)
     if not window and (np.isfinite(x).all() if x is y else np.isfinite(xm).all() and np.isfinite(ym).all()):
         return np.matmul(xm, ym).reshape(shape)
     return _real_matmul(xm, ym, window).reshape(shape)
+
+
+def _blas_product(xm, ym, window):
+    """np.matmul, in a one-thread window on numpy's BLAS where `window` says (`_real_matmul`'s call)."""
+    if not window:
+        return np.matmul(xm, ym)
+    with _blas_threads.numpy_one_thread():
+        return np.matmul(xm, ym)
 
 
 _dot = prepared(_prepare_dot)(_dot)
