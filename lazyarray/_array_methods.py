@@ -17,7 +17,7 @@ import numpy as np
 from . import _dtypes as dt
 from . import _ops as ops
 from . import _searching_functions, _statistical_functions, _utility_functions
-from . import _config, _engine, _views
+from . import _config, _engine, _host_sync, _views
 from ._array_object import Array, _View, make_view, strides_of
 from ._creation_functions import asarray, numpy_array_leaf
 from ._data_type_functions import astype
@@ -63,6 +63,7 @@ _FAST = {
 
 
 _wrap = Array._wrap
+_fold = _host_sync.fold_leaves
 _leaf_of = _scalar_leaves.get
 
 
@@ -91,6 +92,7 @@ def _fast_method(prim, attrs, kinds, general, swap):
     theirs: each call less is ~7-20% of an op's recording; `y = y + 1.0` 1.38 -> 1.10 us for the
     last)."""
     out_bool = prim is ops.COMPARE
+    fold = prim in _host_sync.FOLDED
     new = object.__new__
     inline_node, node_computed = _INLINE_NODE, _NODE_COMPUTED
 
@@ -116,6 +118,15 @@ def _fast_method(prim, attrs, kinds, general, swap):
             shape = n1.shape
         else:
             return general(self, other, swap)
+        if fold and not shape and n1.op is None and n2.op is None:
+            # two 0-D host values (`t[i] <= x`, `t[i] - 0.5`): the value now, as a leaf
+            # (`_host_sync.fold_leaves`; None: recorded as usual)
+            v = _fold(prim, attrs, n2, n1, self._device) if swap else _fold(prim, attrs, n1, n2, self._device)
+            if v is not None:
+                h = new(Array)
+                h._node = _Node(None, (), (), (), dt.bool if out_bool else d, v)
+                h._device = self._device
+                return h
         # _graph.bind_pair(prim, n1, n2, ...) (n2, n1 when swap), inline: the same node, component,
         # serial and count, a call less (~8% of `y = y + 1.0`'s recording)
         comp = n1.comp

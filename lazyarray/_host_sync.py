@@ -44,7 +44,7 @@ from . import _checks, _config, _verify
 from . import _dtypes as dt
 from ._interpret import leaf_value, numpy_errors_loud, numpy_errors_quiet
 from . import _ops as ops
-from ._graph import lock as _lock, pending
+from ._graph import Node, lock as _lock, pending
 from ._metrics import metrics
 from ._ops.core import node_value
 from ._ops.reduce import REDUCE
@@ -304,6 +304,53 @@ def _scalar_leaf_op(node, op):
     if type(v) is not node.dtype.np.type:  # (never, for these ops and dtypes: the general path)
         return None
     return _realized(node, v)
+
+
+# ---------------------------------------------------------------- an op on two host scalars
+# `t[i] <= x` of two 0-D host values (an element read when indexed, a 0-D array the user made):
+# computed when the operator records it (`_array_methods._fast_method` calls `fold_leaves`), a
+# 0-D host leaf at once instead of a node, its component, its handle's registration and the
+# read's sync. The value is `_scalar_leaf_op`'s, which the read would compute, bit for bit
+# (numpy's scalar math; tests/test_probe_fold.py checks every pair of special values against
+# the op's evaluation and the compiled program). A float product is not folded: recorded, a
+# later add may be contracted with it into an FMA by XLA, which computing it now would round.
+FOLDED = frozenset({ops.ADD, ops.SUBTRACT, ops.MULTIPLY, ops.COMPARE})
+_MULTIPLY = ops.MULTIPLY
+
+
+def fold_leaves(op, attrs, a, b, device):
+    """op(a, b) (an op of FOLDED; a, b 0-D leaves of one dtype, as the operator's fast path
+    checks) as the numpy scalar of the result's dtype, computed now; None where it is not one to
+    fold (another dtype, a float product, a device value, a setting that asks for the engine's
+    path: `usable`), having done nothing."""
+    npt = a.dtype.np.type
+    if npt not in _SCALAR_TYPES or (op is _MULTIPLY and a.dtype.kind == "f") or not usable(device):
+        return None
+    va, vb = a.host, b.host
+    if type(va) is not npt:
+        va = _numpy_scalar(a, va, npt)
+        if va is None:
+            return None
+    if type(vb) is not npt:
+        vb = _numpy_scalar(b, vb, npt)
+        if vb is None:
+            return None
+    if op is _COMPARE_OP:  # (quiet on NaN: numpy's flags untouched)
+        v = _SCALAR_COMPARE[attrs.direction](va, vb)
+        out = dt.bool
+    else:
+        quiet = numpy_errors_quiet()
+        try:
+            v = _SCALAR_MATH[op](va, vb)
+        finally:
+            numpy_errors_loud(quiet)
+        out = a.dtype
+    if type(v) is not out.np.type:  # (never, for these ops and dtypes)
+        return None
+    if _config.verify:  # the graph verifier, on the node this value stands for
+        _verify.verify([Node(op, (a, b), attrs, (), out)], [a, b])
+    metrics.host_folds += 1
+    return v
 
 
 def _numpy_scalar(leaf, v, npt):

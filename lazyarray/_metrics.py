@@ -36,6 +36,7 @@ class Metrics:
         self.host_syncs = 0             # small reads computed on the host without a program (_host_sync)
         self.host_sync_ops = 0          # ops those reads evaluated
         self.host_element_reads = 0     # x[i] read at once into a host scalar: of a computed array, or of a large pending one (_indexing, _host_sync.element_now)
+        self.host_folds = 0             # ops on two 0-D host values computed when recorded (t[i] <= x: _host_sync.fold_leaves)
         self.zero_copy_reads = 0        # np.asarray reads handed the device buffer's memory (_engine.host_view)
         self.short_syncs = 0            # program syncs on the short path (_run_program._run_cached_one)
         self.interpreter_errors = []    # interpreter failures (the graph was compiled instead)
@@ -104,7 +105,7 @@ class Metrics:
             f"  compile time        {self.compile_seconds * 1e3:.1f} ms ({self.background_compiles} compiles started in the background)",
             f"  interpreted         {self.interpreted} programs in {self.interpret_seconds * 1e3:.1f} ms (tier 1)",
             f"  small host reads    {self.host_syncs} ({self.host_sync_ops} ops, no program); "
-            f"{self.host_element_reads} x[i] read when indexed",
+            f"{self.host_element_reads} x[i] read when indexed, {self.host_folds} scalar ops computed when recorded",
             f"  execute time        {self.execute_seconds * 1e3:.1f} ms",
             f"  bytes to device     {self.bytes_to_device}",
             f"  bytes to host       {self.bytes_to_host}",
