@@ -683,6 +683,7 @@ _PUSHABLE = frozenset(_ELEMENTWISE) | frozenset(_PUSH)
 # the live arrays on it; an op not in EXACT; more than ELEMENT_OPS ops) is left to record the
 # usual nodes, having cost at most ELEMENT_OPS evaluations, once per node (`_refused`).
 ELEMENT_OPS = 8
+_acquire, _release = _lock.acquire, _lock.release  # (the engine lock's, bound once)
 _refused = [None]  # a weak reference to the last node an element read gave up on
 
 
@@ -695,7 +696,7 @@ def element_now(node, idx, device):
     refused = _refused[0]
     if refused is not None and refused() is node:
         return None
-    if not usable(device) or not _lock.acquire(False):  # (a sync running elsewhere: record)
+    if not usable(device) or not _acquire(False):  # (a sync running elsewhere: record)
         return None
     try:
         if node.op is None:  # (realized by another thread meanwhile)
@@ -723,7 +724,7 @@ def element_now(node, idx, device):
         _refused[0] = weakref.ref(node)
         return None
     finally:
-        _lock.release()
+        _release()
 
 
 # Float64 arithmetic on Python floats (`_float_at`): a Python float is an IEEE double, and
