@@ -79,9 +79,7 @@ def _node_defaults():
 
 
 _NODE_DEFAULTS = _node_defaults()
-_INLINE_NODE = _NODE_DEFAULTS in ({"buffer": None, "host": None},
-                                  {"buffer": None, "host": None, "computed": False})
-_NODE_COMPUTED = "computed" in _NODE_DEFAULTS
+_INLINE_NODE = _NODE_DEFAULTS == {"buffer": None, "host": None, "computed": False}
 
 
 def _fast_method(prim, attrs, kinds, general, swap):
@@ -90,24 +88,25 @@ def _fast_method(prim, attrs, kinds, general, swap):
     at all: the checks are inline, and so are `_graph.bind_pair`'s body, the node's construction
     (`_node_defaults`) and the new handle's registration, `Array._wrap`'s (all kept in step with
     theirs: each call less is ~7-20% of an op's recording; `y = y + 1.0` 1.38 -> 1.10 us for the
-    last)."""
-    out_bool = prim is ops.COMPARE
+    last). Written for the fewest instructions: each branch reads what it needs once (a Python
+    scalar's leaf never has a component: only computed nodes join one)."""
+    out = ops.COMPARE is prim and dt.bool or None  # (the result's dtype when not the operands')
     fold = prim in _host_sync.FOLDED
     new = object.__new__
-    inline_node, node_computed = _INLINE_NODE, _NODE_COMPUTED
+    if not _INLINE_NODE:  # (a field added to Node: build through its constructor)
+        def node_of(n1, n2, shape, d):
+            return _Node(prim, (n2, n1) if swap else (n1, n2), attrs, shape, out or d)
 
     def method(self, other, /):
         n1 = self._node
         d = n1.dtype
-        if d.kind not in kinds:
+        kind = d.kind
+        if kind not in kinds:
             return general(self, other, swap)
         t = type(other)
-        if t is Array or t is _View:  # (a view's `_node` reads it again when its base was written)
-            n2 = other._node
-            if n2.dtype is not d or n2.shape != n1.shape or other._device is not self._device:
+        if t is float or t is int:
+            if kind not in "fc":
                 return general(self, other, swap)
-            shape = n1.shape
-        elif (t is float or t is int) and d.kind in "fc":
             n2 = _last_scalar[0]  # (`_graph.scalar_leaf`'s last leaf: a loop's constant)
             if n2.host is not other or n2.dtype is not d or n2.buffer is not None:
                 n2 = _leaf_of(id(other))  # (`_graph.scalar_leaf`, its hit inline)
@@ -115,60 +114,65 @@ def _fast_method(prim, attrs, kinds, general, swap):
                     n2 = _scalar_leaf(other, d)
                 else:
                     _last_scalar[0] = n2
-            shape = n1.shape
+            comp = n1.comp
+            if comp is not None and comp.parent is not None:
+                comp = n1.comp = _root(comp)
+        elif t is Array or t is _View:  # (a view's `_node` reads it again when its base was written)
+            n2 = other._node
+            if n2.dtype is not d or n2.shape != n1.shape or other._device is not self._device:
+                return general(self, other, swap)
+            # _graph.bind_pair(prim, n1, n2, ...) (n2, n1 when swap), inline: the same node,
+            # component, serial and count, a call less (~8% of `y = y + 1.0`'s recording)
+            comp = n1.comp
+            if comp is not None and comp.parent is not None:
+                comp = n1.comp = _root(comp)
+            c = n2.comp
+            if c is not None:
+                if c.parent is not None:
+                    c = n2.comp = _root(c)
+                if comp is None:
+                    comp = c
+                elif c is not comp:
+                    comp = _merge(comp, c)
         else:
             return general(self, other, swap)
-        if fold and not shape and n1.op is None and n2.op is None:
+        if n1.op is None and fold and not n1.shape and n2.op is None:
             # two 0-D host values (`t[i] <= x`, `t[i] - 0.5`): the value now, as a leaf
             # (`_host_sync.fold_leaves`; None: recorded as usual)
             v = _fold(prim, attrs, n2, n1, self._device) if swap else _fold(prim, attrs, n1, n2, self._device)
             if v is not None:
                 h = new(Array)
-                h._node = _Node(None, (), (), (), dt.bool if out_bool else d, v)
+                h._node = _Node(None, (), (), (), out or d, v)
                 h._device = self._device
                 return h
-        # _graph.bind_pair(prim, n1, n2, ...) (n2, n1 when swap), inline: the same node, component,
-        # serial and count, a call less (~8% of `y = y + 1.0`'s recording)
-        comp = n1.comp
-        if comp is not None and comp.parent is not None:
-            comp = n1.comp = _root(comp)
-        c = n2.comp
-        if c is not None:
-            if c.parent is not None:
-                c = n2.comp = _root(c)
-            if comp is None:
-                comp = c
-            elif c is not comp:
-                comp = _merge(comp, c)
-        if inline_node:  # (`Node(prim, args, attrs, shape, dtype)`: see _node_defaults)
+        if comp is None:
+            comp = _pending.new_component()
+        if _INLINE_NODE:  # (`Node(prim, args, attrs, shape, dtype)`: see _node_defaults)
             node = new(_Node)
             node.op = prim
             node.args = (n2, n1) if swap else (n1, n2)
             node.attrs = attrs
-            node.shape = shape
-            node.dtype = dt.bool if out_bool else d
+            node.shape = n1.shape
+            node.dtype = out or d
             node.buffer = node.host = None
-            if node_computed:
-                node.computed = False
+            node.computed = False
         else:
-            node = _Node(prim, (n2, n1) if swap else (n1, n2), attrs, shape, dt.bool if out_bool else d)
-        if comp is None:
-            comp = _pending.new_component()
+            node = node_of(n1, n2, n1.shape, d)
         node.comp = comp
         node.serial = _next_serial()
-        pending = _pending
-        count = pending.nodes_since_sync = pending.nodes_since_sync + 1
+        count = _pending.nodes_since_sync = _pending.nodes_since_sync + 1
         # Array._wrap(node, self._device), inline (node is pending: it has a component)
         h = new(Array)
         h._node = node
         h._device = self._device
-        if comp.parent is None and len(comp.handles) < comp.compact_at - 1:
+        refs = comp.handles
+        if len(refs) < comp.compact_at - 1 and comp.parent is None:
             ref = _ref(h)
-            comp.handles.append(ref)
+            refs.append(ref)
             if comp.parent is not None:  # merged while appending
                 _root(comp).handles.append(ref)
         else:
-            pending.add(h, node)
+            _pending.add(h, node)
         if count >= _config.node_budget:
             _engine.maybe_cut()
         return h

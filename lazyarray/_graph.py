@@ -504,7 +504,8 @@ class Plan:
                             # A chain's run (`y = y + c` in a loop: each node's operands are the
                             # node just positioned and the last second operand): the steps below
                             # for each such node on the stack, from its top, in one tight loop.
-                            m = 0
+                            # (in a run, the node just positioned is at k - 1)
+                            start = k
                             for node in reversed(stack):
                                 args = node.args
                                 if len(args) != 2:
@@ -513,12 +514,12 @@ class Plan:
                                 if a is not prev or b is not other:
                                     break
                                 index[node] = k
-                                entry((node.op, node.attrs, node.shape, node.dtype, (prev_at, other_at)))
+                                entry((node.op, node.attrs, node.shape, node.dtype, (k - 1, other_at)))
                                 take(node)
-                                prev, prev_at = node, k
+                                prev = node
                                 k += 1
-                                m += 1
-                            del stack[-m:]
+                            prev_at = k - 1
+                            del stack[start - k:]
                             continue
                         if a is prev:  # (a chain: the node just positioned)
                             i = prev_at
