@@ -314,17 +314,21 @@ def _scalar_leaf_op(node, op):
 # (numpy's scalar math; tests/test_probe_fold.py checks every pair of special values against
 # the op's evaluation and the compiled program). A float product is not folded: recorded, a
 # later add may be contracted with it into an FMA by XLA, which computing it now would round.
-FOLDED = frozenset({ops.ADD, ops.SUBTRACT, ops.MULTIPLY, ops.COMPARE})
-_MULTIPLY = ops.MULTIPLY
+FOLDED = frozenset({ops.ADD, ops.SUBTRACT, ops.MULTIPLY, ops.DIVIDE, ops.COMPARE})
+_MULTIPLY, _DIVIDE = ops.MULTIPLY, ops.DIVIDE
+# (a float quotient by numpy's scalar math: IEEE division, as np.divide; integer division has
+# StableHLO's semantics, `_ops.elementwise._divide`, and is left to the graph)
+_FOLD_MATH = {**_SCALAR_MATH, _DIVIDE: operator.truediv}
 
 
 def fold_leaves(op, attrs, a, b, device):
     """op(a, b) (an op of FOLDED; a, b 0-D leaves of one dtype, as the operator's fast path
     checks) as the numpy scalar of the result's dtype, computed now; None where it is not one to
-    fold (another dtype, a float product, a device value, a setting that asks for the engine's
-    path: `usable`), having done nothing."""
+    fold (another dtype, a float product, an integer quotient, a device value, a setting that
+    asks for the engine's path: `usable`), having done nothing."""
     npt = a.dtype.np.type
-    if npt not in _SCALAR_TYPES or (op is _MULTIPLY and a.dtype.kind == "f") or not usable(device):
+    if npt not in _SCALAR_TYPES or (op is _MULTIPLY and a.dtype.kind == "f") \
+            or (op is _DIVIDE and a.dtype.kind != "f") or not usable(device):
         return None
     va, vb = a.host, b.host
     if type(va) is not npt:
@@ -341,7 +345,7 @@ def fold_leaves(op, attrs, a, b, device):
     else:
         quiet = numpy_errors_quiet()
         try:
-            v = _SCALAR_MATH[op](va, vb)
+            v = _FOLD_MATH[op](va, vb)
         finally:
             numpy_errors_loud(quiet)
         out = a.dtype

@@ -27,6 +27,7 @@ _SPECIAL_FLOATS = [0.0, -0.0, 1.0, -2.5, 3.0e38, -3.0e38, 1e-310, -1e-40, np.inf
 _TYPES = [np.float32, np.float64, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
           np.uint32, np.uint64]
 _OPS = {"add": lambda a, b: a + b, "subtract": lambda a, b: a - b, "multiply": lambda a, b: a * b,
+        "divide": lambda a, b: a / b,
         "less": lambda a, b: a < b, "less_equal": lambda a, b: a <= b, "greater": lambda a, b: a > b,
         "greater_equal": lambda a, b: a >= b, "equal": lambda a, b: a == b,
         "not_equal": lambda a, b: a != b}
@@ -54,6 +55,8 @@ def _same(a, b):
 
 
 def _folds(npdt, what):
+    if what == "divide":  # (a float quotient only: integer division is StableHLO's)
+        return np.dtype(npdt).kind == "f"
     return not (what == "multiply" and np.dtype(npdt).kind == "f")
 
 
