@@ -708,7 +708,7 @@ def element_now(node, idx, device):
         seen = ([], []) if _config.verify else None
         v = None
         op = node.op
-        if node.dtype is _F64 or (op is _COMPARE_OP and node.args[0].dtype is _F64):
+        if (node.dtype is _F64 and op in _FLOAT_OPS) or (op is _COMPARE_OP and node.args[0].dtype is _F64):
             # (the probe's graph: float64 arithmetic, by Python's float math; None where it is not
             # one for `_float_at`, which then changed nothing but `seen`)
             v = _float_element(node, idx, seen)
@@ -832,6 +832,17 @@ def _float_at(node, idx, budget, seen):
             raise _Fallback
         else:
             v = -_float_at(a, idx, budget, seen)
+    elif op is _RESHAPE:  # (the probe's `reshape(y, -1)` of a y of several axes: `_at`'s index arithmetic)
+        x = args[0]
+        flat = 0
+        for i, m in zip(idx, node.shape):
+            flat = flat * m + i
+        inner = []
+        for m in reversed(x.shape):
+            flat, i = divmod(flat, m)
+            inner.append(i)
+        inner = tuple(reversed(inner))
+        v = _float_leaf(x, inner) if x.op is None else _float_at(x, inner, budget, seen)
     else:
         raise _Fallback
     if seen is not None:
@@ -840,7 +851,9 @@ def _float_at(node, idx, budget, seen):
     return v
 
 
-_NEGATE = ops.NEGATE
+_NEGATE, _RESHAPE = ops.NEGATE, ops.RESHAPE
+# the ops `_float_at` takes (a compare too, at the root: `_float_element`)
+_FLOAT_OPS = frozenset(_FLOAT_MATH) | {_NEGATE, _RESHAPE}
 
 
 def _at(node, idx, budget, seen):

@@ -94,8 +94,9 @@ def test_every_node_of_the_float_path_passes_the_exact_check():
     nodes = [(a + a)._node, (a - a)._node, (a * a)._node, (a / a)._node, (-a)._node]
     nodes += [xp.less(a, a)._node, xp.less_equal(a, a)._node, xp.greater(a, a)._node,
               xp.greater_equal(a, a)._node, xp.equal(a, a)._node, xp.not_equal(a, a)._node]
+    nodes.append(xp.reshape(a * 2.0, (10, 10))._node)
     ops_seen = {n.op for n in nodes}
-    assert ops_seen == set(_host_sync._FLOAT_MATH) | {ops.NEGATE, ops.COMPARE}
+    assert ops_seen == set(_host_sync._FLOAT_OPS) | {ops.COMPARE}
     for n in nodes:
         assert _host_sync._takes(n), n
 
@@ -197,3 +198,27 @@ def test_any_all_of_an_element_read_when_indexed(value, keepdims):
             assert bool(r) is want, (npdt, f)
             assert np.asarray(r).dtype == np.bool_ and bool(np.asarray(r)) is want
             assert f(y[3], axis=()).shape == () and bool(f(y[3], axis=())) is want
+
+
+@pytest.mark.parametrize("shape", [(10, 10), (4, 5, 5), (100, 1)])
+def test_probe_through_a_reshape(verifying, shape):
+    """The probe of a y of several axes: `reshape(y, -1)[i]` pushes i through the reshape (and
+    through a reshape of a leaf) by the float path; y stays pending."""
+    base_np = _base().reshape(shape)
+    other_np = np.roll(_base(), 7).reshape(shape)
+    base, other = xp.asarray(base_np), xp.asarray(other_np)
+    with np.errstate(all="ignore"):
+        cases = [(base * 2.0 + 1.0, base_np * 2.0 + 1.0), (base - other, base_np - other_np),
+                 (xp.reshape(xp.reshape(base, (-1,)) * 3.0, shape) / 7.0, base_np * 3.0 / 7.0)]
+    for y, want in cases:
+        flat_want = want.reshape(-1)
+        flat = xp.reshape(y, (-1,))
+        for i in (0, 1, 13, 57, 99):
+            assert _host_sync._float_element(flat._node, (i,), None) is not None
+            reads = metrics.host_element_reads
+            e = flat[i]
+            assert metrics.host_element_reads == reads + 1
+            assert _bits(np.asarray(e)) == _bits(flat_want[i]) or (np.isnan(flat_want[i]) and np.isnan(np.asarray(e)))
+            assert _bits(np.asarray(e)) == _bits(_general(flat._node, i))
+        assert bool(xp.any(xp.reshape(y, (-1,))[0])) is bool(flat_want[0] != 0)
+        assert y._node.op is not None
