@@ -19,8 +19,8 @@ baseline is comparable to jax's 'ready' and the working set is the loop's own); 
 same script run again, its programs loaded from the disk cache, on by default). Columns that
 explain the figure: the pages of shared libraries' code added (RssFile), the anonymous memory
 added (RssAnon: heap, buffers; both at the loop's end) and, for lazyarray, the resident size after
-glibc's malloc_trim (free heap glibc still kept; lazyarray itself trims once a burst of compiles
-is over, `_heap_trim`, and its background work is waited for before the baseline is read).
+glibc's malloc_trim (free heap glibc still kept; lazyarray itself trims once compiles pause,
+`_heap_trim`; its background work and a trim then due are done before the baseline is read).
 """
 from __future__ import annotations
 
@@ -117,8 +117,9 @@ def child_loop(lib, compiled_first=False):
         xp.config.interpret_first = tier
     else:
         _first_computation(lib, xp)
-    if lib == "lazyarray":  # (its background work done, a heap trim after a compile included: the
-        xp._engine.wait_for_compiles()  # baseline must not hold memory the loop's time gives back)
+    if lib == "lazyarray":  # (its background work done, the heap trim due after a compile included:
+        xp._engine.wait_for_compiles()  # the baseline must not hold memory the loop's time gives back)
+        xp._heap_trim.flush()
     ready = _status()
     baseline = ready["VmRSS"]
     peak_reset = _reset_peak()

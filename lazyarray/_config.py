@@ -23,8 +23,9 @@ LAZYARRAY_INTERPRET_TRANSFER_BYTES  on an accelerator (GPU, TPU), a new graph ru
 LAZYARRAY_REPORT_AT_EXIT   1: print the metrics report to stderr when the process exits (default 0)
 LAZYARRAY_POOL_BYTES       device memory kept from dead arrays for reuse as outputs (default 1 GiB; 0: off)
 LAZYARRAY_POOL_MIN_BYTES   smallest buffer worth recycling (default 1 MiB)
-LAZYARRAY_HEAP_TRIM        1: after XLA compiles, give the C heap's free memory back to the system on the
-                           compile thread (glibc's malloc_trim; `_heap_trim`) (default 1; 0: off)
+LAZYARRAY_HEAP_TRIM        1: after an XLA compile (a burst of them: its first and its last), give the C heap's
+                           free memory back to the system on the compile thread (glibc's malloc_trim;
+                           `_heap_trim`) (default 1; 0: off)
 LAZYARRAY_CHECKS           1: out-of-bounds index arrays and failed factorisations raise at the read (default 0)
 LAZYARRAY_VERIFY           1: re-check every computed node's shape/dtype rule and the graph's invariants at each
                            sync, before it runs; a broken node raises _verify.GraphError (default 0)
