@@ -57,6 +57,7 @@ def _load_peer(peer):
     """The namespace of `peer` (imports it) and a description of its thread setting."""
     if peer == "numpy-1t":
         import numpy as xp
+        import scipy.linalg  # noqa: F401  (loads SciPy's own OpenBLAS, so that the limit reaches it)
         import threadpoolctl
         threadpoolctl.threadpool_limits(1)     # every BLAS in the process, for its lifetime
         return xp, "1 BLAS thread (threadpoolctl)"
