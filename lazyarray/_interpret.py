@@ -231,25 +231,26 @@ class HostProgram:
 
     def build(self, sig):
         """The steps, from the graph's signature (`Plan.sig`): structural stubs stand for its
-        nodes, so the program keeps no value of the run it was built at."""
+        nodes, so the program keeps no value of the run it was built at. A step function is a
+        function of its node's structure alone (`host_step`), so one made for an equal structure
+        in any graph is taken again (`step_for`)."""
         free_at, fixed = self.frees, self.fixed
-        shallow = [None] * len(sig)  # per position, a stub of its shape and dtype only
+        shapes = [None] * len(sig)  # per position, the shape and dtype (what an operand's stub holds)
+        dtypes = [None] * len(sig)
         template = [None] * len(sig)
         leaf_pos, steps = [], []
         clocked = False
         for p, entry in enumerate(sig):
             if len(entry) != 5:
-                shallow[p] = Stub(None, (), (), entry[0], entry[1])
+                shapes[p], dtypes[p] = entry[0], entry[1]
                 leaf_pos.append(p)
                 continue
             op, attrs, shape, dtype, operands = entry
-            shallow[p] = Stub(None, (), (), shape, dtype)
-            # (operands as shallow stubs: an evaluation bound to its stub keeps that stub and
-            # its operands' shapes and dtypes alive, not the graph above it)
-            stub = Stub(op, tuple([shallow[a] for a in operands]), attrs, shape, dtype)
+            shapes[p], dtypes[p] = shape, dtype
             if not operands and op in FIXED_OPS:
                 v = fixed.get(p)
                 if v is None:
+                    stub = Stub(op, (), attrs, shape, dtype)
                     v = node_value(op.evaluate(stub), stub)
                     if v.nbytes <= FIXED_MAX_BYTES:
                         v.flags.writeable = False
@@ -260,8 +261,11 @@ class HostProgram:
                     continue
             kernel = op.name in _KERNEL_OPS
             clocked |= kernel
-            steps.append((p, host_step(stub), operands, dtype.np, shape, op, dtype,
-                          free_at[p] if free_at is not None else (), kernel))
+            key = [op.evaluate, attrs, shape, dtype]
+            for a in operands:
+                key += (shapes[a], dtypes[a])
+            steps.append((p, step_for(op, tuple(key)), operands,
+                          dtype.np, shape, op, dtype, free_at[p] if free_at is not None else (), kernel))
         # (the steps keep no stub: a stub is kept only by an evaluation bound to it, so the
         # stubs of prepared steps and leaves die here, not with the program)
         self.template, self.leaf_pos, self.clocked = template, tuple(leaf_pos), clocked
@@ -307,6 +311,34 @@ class HostProgram:
         if clock:
             self.lapack_seconds = lapack
         return _outputs(vals, self.out_pos, outputs)
+
+
+# A node's structure -> its step function (`host_step`), shared by every program with a node of
+# that structure: SciPy's table builds ~290 programs in its second pass, most of their nodes of
+# structures met before (an elementwise op on (n,) float64, a broadcast of a row, ...), and a
+# build made each one again (two stubs and a preparation a node: ~1 us). The key holds the
+# evaluation itself, so an evaluation replaced on its OpDef (a test's) never meets a step made
+# from the old one; attributes compare exactly (constants' values are bytes), as the structural
+# key of every sighting already requires. Emptied when full.
+_STEPS = {}
+STEPS_KEPT = 4096
+
+
+def step_for(op, key):
+    """The step function of a node of `op` whose structure is `key`: (its evaluation, attributes,
+    shape, dtype, then each operand's shape and dtype, flat: no inner tuple for the collector to
+    keep), made by `host_step` over a stub the first time and kept in `_STEPS`."""
+    fn = _STEPS.get(key)
+    if fn is None:
+        # (operands as shallow stubs: an evaluation bound to its stub keeps that stub and its
+        # operands' shapes and dtypes alive, not the graph above it)
+        operands = tuple([Stub(None, (), (), key[i], key[i + 1]) for i in range(4, len(key), 2)])
+        stub = Stub(op, operands, key[1], key[2], key[3])
+        fn = host_step(stub)
+        if len(_STEPS) >= STEPS_KEPT:
+            _STEPS.clear()
+        _STEPS[key] = fn
+    return fn
 
 
 # (Python int, numpy dtype, shape) -> its read-only numpy value: a Python integer leaf (an index,
