@@ -21,6 +21,8 @@ from ._pool import pool
 from ._graph import pending, root
 from weakref import ref as _ref
 
+_new = object.__new__
+
 from ._sharding import Mesh, NamedSharding
 
 # axis= of the reduction methods (the declarations in the class body)
@@ -39,7 +41,7 @@ class Array:
 
     @classmethod
     def _wrap(cls, node, device):
-        self = object.__new__(cls)
+        self = _new(cls)
         self._node = node
         self._device = device
         comp = node.comp
