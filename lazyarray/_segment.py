@@ -140,12 +140,14 @@ def chunks(outputs, order, keep_tail, repeat=True):
     nodes = sorted(order, key=_serial)  # the computed nodes in creation order
     n = len(nodes)
     last = state.last_chunk  # descriptions of the nodes of the last loop chunk found
+    if last is None:
+        _recipes.clear()  # (a reset engine: nothing recorded before it is replayed)
     descs = None
     if last is not None and n >= len(last):
         descs = _descriptions(nodes)
         full = _continued(descs, last)
         if full:
-            return _split(nodes, outputs, 0, len(last), full, 0, keep_tail, repeat)
+            return _split(nodes, outputs, 0, len(last), full, 0, keep_tail, repeat, descs)
     if n < MIN_NODES and _weight(nodes) < MIN_NODES:
         return None
     if descs is None:
@@ -167,34 +169,49 @@ def chunks(outputs, order, keep_tail, repeat=True):
     chunk = descs[start:start + size]
     if chunk != last:  # (the same loop run again keeps counting towards hot)
         state.last_chunk, state.chunks_seen = chunk, 0
-    return _split(nodes, outputs, start, size, full, 1 if start else 0, keep_tail, repeat)
+    return _split(nodes, outputs, start, size, full, 1 if start else 0, keep_tail, repeat, descs)
 
 
-def _split(nodes, outputs, start, size, full, first_chunk, keep_tail, repeat):
+def _split(nodes, outputs, start, size, full, first_chunk, keep_tail, repeat, descs=None):
     """The pieces to run (see `chunks`): the prefix (nodes before `start`), then `full` chunks of
     `size` nodes. With `repeat`, chunks that each hand one value to the next run as ONE program
     (`_repeat`). Otherwise each chunk is a program; a loop that has run HOT_CHUNKS chunks is hot:
     its chunks then cover FUSE iterations each, a program compiled once more (in the background,
     through the interpreter tier) that saves dispatches; at a read, the iterations left over run
-    as single chunks."""
+    as single chunks.
+
+    With `repeat` and the graph's descriptions (`descs`), a graph made like an earlier one (a
+    loop's next call) replays that one's recipe (`_memo_key`, `_replay`) instead of the checks."""
     state.chunks_seen += full  # chunks of the last loop run so far
     plain = ([0] if start else []) + [start + j * size for j in range(full + 1)]
     hot = state.chunks_seen > HOT_CHUNKS and full >= FUSE
     rank = dict(zip(nodes, range(len(nodes))))  # node -> position (C-level; keyed by node as `Plan.index`)
     reads = _Reads(nodes, rank)
+    memo = None
+    if repeat and descs is not None and not _checks.pending:
+        memo = _memo_key(nodes, reads, rank, outputs, (start, size, full, first_chunk, keep_tail))
+        found = _recipes.get(memo[0])
+        if found is not None and found[0] == descs:
+            done = _replay(found[1], nodes, memo[1])
+            if done is not None:
+                return done
     bounds = plain if repeat or not hot else _fused(start, size, full, keep_tail)
     need = _needs(reads, rank, outputs, bounds)
     pieces, last = _take(nodes, need, bounds, first_chunk, keep_tail)
     hoisted, rewritten = [], []
+    _hoist_fixed[0] = True
     if first_chunk < len(bounds) - 1:
         hoisted, rewritten = _hoist_transposes(nodes[bounds[first_chunk]:last])
         reads.rewrite(rank, rewritten)
     if repeat:
         ranges = [(lo, hi) for lo, hi in zip(bounds[first_chunk:], bounds[first_chunk + 1:]) if hi <= last]
+        _made.clear()
         done = _repeat(nodes, ranges, need, reads)
         if done is not None:
             alone, loops = done  # (the first chunk runs alone when its inputs differ from the rest's)
             pieces = pieces[:first_chunk + alone] + [[node] for node in loops]
+            if memo is not None and not hoisted and _hoist_fixed[0]:
+                _record(memo, descs, pieces, last, rewritten, list(_made), rank)
         elif hot:
             bounds = _fused(start, size, full, keep_tail)
             need = _needs(reads, rank, outputs, bounds)
@@ -332,6 +349,8 @@ def _hoist_transposes(chunk_nodes):
     for m, dots in found.values():
         t = _transposed.get(m)
         if t is None:
+            if len(dots) >= HOIST_AFTER:
+                _hoist_fixed[0] = False  # (a copy made now, or refused for the bytes held: state)
             if len(dots) < HOIST_AFTER or _held_bytes() + m.dtype.np.itemsize * m.shape[0] * m.shape[1] > HOIST_MAX_BYTES:
                 continue
             traced = pending.nodes_since_sync
@@ -364,7 +383,8 @@ def _repeat(nodes, ranges, need, reads):
     the same place as the others (the same node, or a host scalar of the same value); see
     `_ops.loop`. The last chunk's output node becomes that node (in place: its value is the
     same). Returns (alone, node), `alone` being 1 when the first chunk's inputs differ and it
-    must run on its own first, or None when the chunks do not qualify.
+    must run on its own first, or None when the chunks do not qualify. Each REPEAT's making
+    is also put in `_made`, as positions (`_record`).
 
     Compared operand by operand, as arrays (`_Reads`): chunk k's operand j must be the same
     node of the chunk as the reference chunk's (chunk 1), or from outside it: the previous
@@ -435,9 +455,13 @@ def _repeat(nodes, ranges, need, reads):
     loops = []
     for g0 in range(alone, m, step):
         g1 = min(g0 + step, m)
-        values = _operands_at(nodes, reads, np.asarray([base + g0 * width + j for j in columns], dtype=np.int64))
+        at = np.asarray([base + g0 * width + j for j in columns], dtype=np.int64)
+        values = _operands_at(nodes, reads, at)
+        stacks = []
         for k in slots:
-            column = _operands_at(nodes, reads, base + np.arange(g0, g1, dtype=np.int64) * width + columns[k])
+            flat = base + np.arange(g0, g1, dtype=np.int64) * width + columns[k]
+            stacks.append(_positions(reads, flat))
+            column = _operands_at(nodes, reads, flat)
             dtype = inputs[k].dtype
             vec = np.array([np.asarray(a.host, dtype=dtype.np) for a in column], dtype=dtype.np)
             vec = np.concatenate([vec, np.repeat(vec[-1:], STACK - len(vec))])
@@ -448,9 +472,119 @@ def _repeat(nodes, ranges, need, reads):
         if not _fits(body, values) or REPEAT.rule(op_args, attrs) != (last.shape, last.dtype):
             return None
         loops.append((last, op_args, attrs))
+        _made.append((outs[g1 - 1], g1 - g0, body, _positions(reads, at), tuple(zip(slots, stacks))))
     for last, op_args, attrs in loops:  # (in place only once every group qualified)
         last.op, last.args, last.attrs = REPEAT, op_args, attrs
     return alone, [last for last, _, _ in loops]
+
+
+# -- a loop's next call: the same graph again ----------------------------------------------------
+#
+# A loop called again (the same code on the same arrays) makes a graph equal to the last call's
+# in everything `_split` reads: the nodes' descriptions, who reads whom (`_Reads.rank`), which
+# operands from outside are one object, and what each of those is (leaf or not, type, a host
+# scalar's value, its kept transpose). Its pieces are then those of the last call at the same
+# positions, so they are rebuilt from positions (`_Recipe`) without the checks. Anything that
+# could decide otherwise is in the key; a graph whose hoisting made or refused a copy, or whose
+# checks are pending, is not recorded.
+
+MEMO_KEPT = 16  # recipes kept (a loop's cut and read are two)
+
+
+class _Recipe:
+    """What `_split` did, by position: `pieces` (node positions, each piece), `last` (where the
+    pending tail starts), `rewrites` (dot position, operand position, the matrix's class among
+    the outside operands, the new attributes) and `groups` (one per REPEAT: the position of
+    the node it replaces, its pass count, its body, the (node, operand) positions of its values
+    and, per stacked slot, of that slot's scalar in each pass)."""
+
+    __slots__ = ("pieces", "last", "rewrites", "groups")
+
+    def __init__(self, pieces, last, rewrites, groups):
+        self.pieces, self.last, self.rewrites, self.groups = pieces, last, rewrites, groups
+
+
+_recipes = {}        # key (`_memo_key`) -> (descriptions, _Recipe); emptied when the engine
+                     # forgets its last loop (`state.reset`: chunks() then finds no last_chunk)
+_made = []           # the REPEATs the last `_repeat` made (see `_Recipe.groups`)
+_hoist_fixed = [True]  # False when the last `_hoist_transposes` decided on state (bytes held, a new copy)
+
+
+def _outside(a):
+    """What `_split` may read of an operand from outside the graph."""
+    t = _transposed.get(a) if a.op is None else None
+    return (a.op is None, a.shape, a.dtype, _value_key(a), t is not None, t is not None and t.op is None)
+
+
+def _memo_key(nodes, reads, rank, outputs, params):
+    """(key, outside operands in first-use order): the key holds `params`, the wiring, which
+    outside operands are one object and what each is (`_outside`), and which nodes are outputs;
+    the descriptions are compared apart (`_recipes` keeps them)."""
+    ext = np.flatnonzero(reads.rank < 0)
+    ids = reads.ids[ext]
+    _, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")
+    label = np.empty(len(order), dtype=np.int64)
+    label[order] = np.arange(len(order), dtype=np.int64)
+    objects = _operands_at(nodes, reads, ext[first[order]])
+    outs = tuple(sorted({rank[o] for o in outputs if o.op is not None}))
+    key = (params, len(nodes), reads.rank.tobytes(), label[inverse.reshape(-1)].tobytes(),
+           tuple(map(_outside, objects)), outs)
+    return key, objects
+
+
+def _record(memo, descs, pieces, last, rewritten, groups, rank):
+    """Keep what `_split` just did for the graph of key `memo` (see `_Recipe`)."""
+    key, objects = memo
+    where = {id(a): k for k, a in enumerate(objects)}
+    rewrites = []
+    for node, args, _ in rewritten:
+        pos = 0 if node.args[0] is not args[0] else 1
+        k = where.get(id(args[pos]))
+        if k is None:
+            return
+        rewrites.append((rank[node], pos, k, node.attrs))
+    recipe = _Recipe([[rank[node] for node in piece] for piece in pieces], last, rewrites, groups)
+    if len(_recipes) >= MEMO_KEPT:
+        del _recipes[next(iter(_recipes))]
+    _recipes[key] = (list(descs), recipe)
+
+
+def _replay(recipe, nodes, objects):
+    """`_split`'s answer for a graph made like the recipe's, or None (nothing changed) when a
+    value does not fit the REPEAT it would feed."""
+    undo = []
+    for i, pos, k, attrs in recipe.rewrites:
+        node = nodes[i]
+        undo.append((node, node.args, node.attrs))
+        t = _transposed[objects[k]]
+        node.args = (t, node.args[1]) if pos == 0 else (node.args[0], t)
+        node.attrs = attrs
+    loops = []
+    for i, passes, body, at, stacks in recipe.groups:
+        values = [nodes[o].args[f] for o, f in at]
+        for k, column in stacks:
+            dtype = body.params[k].dtype
+            vec = np.array([np.asarray(nodes[o].args[f].host, dtype=dtype.np) for o, f in column], dtype=dtype.np)
+            vec = np.concatenate([vec, np.repeat(vec[-1:], STACK - len(vec))])
+            values[k] = leaf_from_host(vec, (STACK,), dtype)
+        count = leaf_from_host(np.asarray(passes, dtype=np.int64), (), _dtypes.int64)
+        op_args, attrs = (count,) + tuple(values), REPEAT.Attrs(body)
+        last = nodes[i]
+        if not _fits(body, values) or REPEAT.rule(op_args, attrs) != (last.shape, last.dtype):
+            for node, args, a in undo:
+                node.args, node.attrs = args, a
+            return None
+        loops.append((last, op_args, attrs))
+    for last, op_args, attrs in loops:
+        last.op, last.args, last.attrs = REPEAT, op_args, attrs
+    return [[nodes[i] for i in piece] for piece in recipe.pieces], len(nodes) - recipe.last
+
+
+def _positions(reads, flat):
+    """(node position, operand position) of each flat operand position in `flat`."""
+    owners = reads.owner[flat]
+    return tuple(zip(owners.tolist(), (flat - reads.start[owners]).tolist()))
 
 
 def _fits(body, values):
