@@ -57,7 +57,7 @@ import numpy as np
 
 from . import _engine
 from ._views import readonly_step, write_lock
-from ._graph import leaf_from_host
+from ._graph import leaf_from_host, lock as _engine_lock
 
 _OURS = 2  # sys.getrefcount of an alias's array when only the alias holds it (+1 for the call)
 # sys.getrefcount of a base array's node, asked inside `_engine.host_view` during `export`, when
@@ -84,10 +84,31 @@ class _Family:
         self.aliases = []  # copied aliases of the root and its views
         self.busy = False
         self.plain_cls = plain_cls
-        self.root_ref = weakref.ref(root)
+        ref = self.root_ref = _RootRef(root, _root_died)
+        ref.key = id(root)
         # the root's zero-copy read: (weak reference to the numpy array over its node's memory,
         # weak reference to that node), or None
         self.shared = None
+
+
+_families = {}  # id(root array) -> _Family of the live host aliases of it and its views
+
+
+class _RootRef(weakref.ref):
+    """A family's weak reference to its root, which forgets the family when the root dies."""
+    __slots__ = ("key",)
+
+
+def _root_died(ref, families=_families):  # (bound: it may run while the interpreter exits)
+    """The root of a family died: forget the family (what `_sweep` would do at the next export,
+    without its lock and walk). Runs inside the root's deallocation, in whatever thread dropped
+    it, so it takes no lock (a thread holding the engine lock may be the one, and another may
+    hold `write_lock` waiting for it); the dict operations are atomic, and no other live array
+    can have the dying one's id, so no other family can be at its key. A dying root has no
+    copied alias (each holds its holder, and so the root), so there is nothing to take in."""
+    fam = families.get(ref.key)
+    if fam is not None and fam.root_ref is ref:
+        families.pop(ref.key, None)
 
 
 def _family_of(root):
@@ -106,7 +127,6 @@ def _end(root, fam):
     root.__class__ = fam.plain_cls
 
 
-_families = {}  # id(root array) -> _Family of the live host aliases of it and its views
 
 
 _IS_VIEW = {}  # class -> whether its arrays are views (have a `_base`)
@@ -212,8 +232,15 @@ def _agrees(host, node):
 @contextlib.contextmanager
 def _holding(root):
     """The family of `root` under the write lock and marked busy, or None when it has none or
-    this thread is inside its flush or refresh already (they rebind, which calls back here)."""
-    with write_lock:
+    this thread is inside its flush or refresh already (they rebind, which calls back here).
+    Also None when this thread holds the engine lock and another holds the write lock: that one
+    may be an export waiting for the engine lock, so waiting here would deadlock (a sync's walk
+    that read a handle's node as its class was swapped to `_HostAliased` mid-call, through the
+    flushing `_node`: seen in `_graph`'s component pruning); the next read flushes instead."""
+    if not write_lock.acquire(blocking=not _engine_lock._is_owned()):
+        yield None
+        return
+    try:
         fam = _families.get(id(root))
         if fam is None or fam.busy or fam.root_ref() is not root:
             yield None
@@ -223,6 +250,8 @@ def _holding(root):
             yield fam
         finally:
             fam.busy = False
+    finally:
+        write_lock.release()
 
 
 def flush(root, capture=True):
