@@ -201,6 +201,23 @@ class Stub:
         return f"{self.op.name if self.op is not None else 'leaf'}{list(self.shape)} {self.dtype.name}"
 
 
+class Steps:
+    """A built program's steps, one tuple per field (position, function, operand positions, numpy
+    dtype, shape, op, dtype, positions freed after it, whether a LAPACK call): no tuple per step
+    for the collector to keep (a kept program's steps were ~16k of the ~20k objects SciPy's table
+    adds to the old generation in its second pass). Iterating gives each step as a tuple."""
+    __slots__ = ("columns",)
+
+    def __init__(self):
+        self.columns = ([], [], [], [], [], [], [], [], [])
+
+    def __len__(self):
+        return len(self.columns[0])
+
+    def __iter__(self):
+        return zip(*self.columns)
+
+
 class HostProgram:
     """One graph's interpretation, kept with its sighting (`_tier_policy.serve`) and built in two
     steps. At the graph's first run, only its schedule (`schedule`): that run goes node by node
@@ -238,7 +255,9 @@ class HostProgram:
         shapes = [None] * len(sig)  # per position, the shape and dtype (what an operand's stub holds)
         dtypes = [None] * len(sig)
         template = [None] * len(sig)
-        leaf_pos, steps = [], []
+        leaf_pos = []
+        steps = Steps()
+        positions, fns, args, npdts, out_shapes, ops, out_dtypes, frees, kernels = steps.columns
         clocked = False
         for p, entry in enumerate(sig):
             if len(entry) != 5:
@@ -264,10 +283,20 @@ class HostProgram:
             key = [op.evaluate, attrs, shape, dtype]
             for a in operands:
                 key += (shapes[a], dtypes[a])
-            steps.append((p, step_for(op, tuple(key)), operands,
-                          dtype.np, shape, op, dtype, free_at[p] if free_at is not None else (), kernel))
+            positions.append(p)
+            fns.append(step_for(op, tuple(key)))
+            args.append(operands)
+            npdts.append(dtype.np)
+            out_shapes.append(shape)
+            ops.append(op)
+            out_dtypes.append(dtype)
+            frees.append(free_at[p] if free_at is not None else ())
+            kernels.append(kernel)
         # (the steps keep no stub: a stub is kept only by an evaluation bound to it, so the
         # stubs of prepared steps and leaves die here, not with the program)
+        # (as tuples: those of ints, shapes, numpy dtypes and bools hold nothing the collector
+        # tracks, and its next pass over them stops tracking them)
+        steps.columns = tuple([tuple(column) for column in steps.columns])
         self.template, self.leaf_pos, self.clocked = template, tuple(leaf_pos), clocked
         self.steps, self.fixed = steps, None
 
@@ -288,7 +317,7 @@ class HostProgram:
         lapack = 0.0
         quiet = numpy_errors_quiet()
         try:
-            for p, fn, args, npdt, shape, op, dtype, frees, kernel in self.steps:
+            for p, fn, args, npdt, shape, op, dtype, frees, kernel in zip(*self.steps.columns):
                 if clock and kernel:
                     c0 = time.thread_time()
                 n = len(args)

@@ -135,3 +135,31 @@ def test_shared_steps_in_the_interpreter_tier_every_run(interpreted, rng, frees)
         want = np.mean(an * bn - bn, axis=0) if frees else np.max(an / (bn * bn + 1.0), axis=1)
         np.testing.assert_allclose(np.asarray(got), want, rtol=1e-14)
     assert interpreted.compiles == 0
+
+
+def test_a_programs_steps_are_columns_the_collector_stops_tracking(rng):
+    """No tuple per step: one tuple per field, and those of atoms (positions, operand positions,
+    numpy dtypes, shapes, freed positions, LAPACK flags) are untracked once the collector has
+    visited them and their items (two collections: a tuple of tuples waits for its items), so a
+    kept program gives every later full collection a few objects, not one per node. Iterating
+    still gives each step as a tuple, in order."""
+    import gc
+    xn = rng.standard_normal((6, 5))
+    x = xp.asarray(xn)
+    y = x
+    for k in range(12):
+        y = xp.exp(y * 0.5) - float(k)
+    program, (v,) = _built([xp.sum(y, axis=1)._node])
+    want = xn
+    for k in range(12):
+        want = np.exp(want * 0.5) - float(k)
+    np.testing.assert_allclose(v, want.sum(axis=1), rtol=1e-13)
+    steps = program.steps
+    assert len(steps) >= 36 and len(steps.columns) == 9
+    assert all(type(step) is tuple and len(step) == 9 for step in steps)
+    assert [step[0] for step in steps] == sorted(step[0] for step in steps)
+    gc.collect()
+    gc.collect()
+    positions, fns, args, npdts, shapes, ops, dtypes, frees, kernels = steps.columns
+    for column in (positions, args, npdts, shapes, frees, kernels):
+        assert type(column) is tuple and not gc.is_tracked(column), [(c, gc.is_tracked(c)) for c in column if gc.is_tracked(c)][:3]
