@@ -81,21 +81,30 @@ def leaf_from_host(value, shape, dtype):
 # of what ran before (a second call builds the first call's graphs, key for key), and the table
 # holds at most one graph's scalars. One dtype per object: a use in another dtype replaces the
 # entry. Threads: dict reads and writes are atomic; a race makes two leaves, both correct.
-scalar_leaves = {}
+class _ScalarLeaves(dict):
+    """The table's dict: emptying it (`clear`, wherever a sync starts) also resets `last_scalar`.
+    Lookups and stores are the dict's own (C)."""
+    __slots__ = ()
+
+    def clear(self):
+        dict.clear(self)
+        last_scalar[0] = _NO_LEAF
+
+
+scalar_leaves = _ScalarLeaves()
 SCALAR_LEAF_CACHE = 4096  # (a graph that never syncs: bounded by emptying)
 # The leaf `scalar_leaf` gave last, in a one-item list: the operator fast path (`_array_methods`)
 # takes it when its `host` is the operand and its dtype the array's (a loop's `y = y + 1.0` asks
 # for one object again and again: one subscript instead of `id()` and a dict lookup). It is always
-# an entry of `scalar_leaves` (set with each entry, reset with every emptying), so it gives the
-# leaf the table would. A leaf with a sentinel host (never a Python scalar) when there is none.
+# an entry of `scalar_leaves` (set with each entry, reset by every `clear`), so it gives the leaf
+# the table would. A leaf with a sentinel host (never a Python scalar) when there is none.
 _NO_SCALAR = object()
 last_scalar = [None]
 
 
 def forget_scalar_leaves():
-    """Empty `scalar_leaves` (and `last_scalar`): later uses of a scalar get new leaves."""
+    """Empty `scalar_leaves` (and so `last_scalar`): later uses of a scalar get new leaves."""
     scalar_leaves.clear()
-    last_scalar[0] = _NO_LEAF
 
 
 def scalar_leaf(value, dtype):

@@ -150,3 +150,18 @@ def test_last_scalar_reset_with_the_table():
     assert z._node.args[1] is not y._node.args[1]
     assert _graph.scalar_leaves[id(c)] is z._node.args[1] is _graph.last_scalar[0]
     np.testing.assert_array_equal(np.asarray(z), np.full(3, 2.0))
+
+
+def test_last_scalar_reset_by_any_emptying_of_the_table():
+    """A sync path that empties the table itself (`scalar_leaves.clear()`, as the recipe read of
+    `_run_program.replay_one` does) resets the slot too."""
+    x = xp.asarray(np.ones(3))
+    c = 3.0
+    y = x * c
+    with _graph.lock:
+        _graph.scalar_leaves.clear()
+        assert _graph.last_scalar[0].host is not c
+    z = x * c
+    assert z._node.args[1] is not y._node.args[1]
+    assert _graph.scalar_leaves[id(c)] is z._node.args[1]
+    np.testing.assert_array_equal(np.asarray(z + y), np.full(3, 6.0))
