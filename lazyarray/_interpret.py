@@ -280,7 +280,7 @@ class HostProgram:
                     continue
             kernel = op.name in _KERNEL_OPS
             clocked |= kernel
-            key = [op.evaluate, attrs, shape, dtype]
+            key = [op, op.evaluate, attrs, shape, dtype]
             for a in operands:
                 key += (shapes[a], dtypes[a])
             positions.append(p)
@@ -345,24 +345,24 @@ class HostProgram:
 # A node's structure -> its step function (`host_step`), shared by every program with a node of
 # that structure: SciPy's table builds ~290 programs in its second pass, most of their nodes of
 # structures met before (an elementwise op on (n,) float64, a broadcast of a row, ...), and a
-# build made each one again (two stubs and a preparation a node: ~1 us). The key holds the
-# evaluation itself, so an evaluation replaced on its OpDef (a test's) never meets a step made
-# from the old one; attributes compare exactly (constants' values are bytes), as the structural
-# key of every sighting already requires. Emptied when full.
+# build made each one again (two stubs and a preparation a node: ~1 us). The key holds the op
+# and its evaluation itself, so an evaluation replaced on its OpDef (a test's) never meets a
+# step made from the old one; attributes compare exactly (constants' values are bytes), as the
+# structural key of every sighting already requires. Emptied when full.
 _STEPS = {}
 STEPS_KEPT = 4096
 
 
 def step_for(op, key):
-    """The step function of a node of `op` whose structure is `key`: (its evaluation, attributes,
-    shape, dtype, then each operand's shape and dtype, flat: no inner tuple for the collector to
-    keep), made by `host_step` over a stub the first time and kept in `_STEPS`."""
+    """The step function of a node of `op` whose structure is `key`: (the op, its evaluation,
+    attributes, shape, dtype, then each operand's shape and dtype, flat: no inner tuple for the
+    collector to keep), made by `host_step` over a stub the first time and kept in `_STEPS`."""
     fn = _STEPS.get(key)
     if fn is None:
         # (operands as shallow stubs: an evaluation bound to its stub keeps that stub and its
         # operands' shapes and dtypes alive, not the graph above it)
-        operands = tuple([Stub(None, (), (), key[i], key[i + 1]) for i in range(4, len(key), 2)])
-        stub = Stub(op, operands, key[1], key[2], key[3])
+        operands = tuple([Stub(None, (), (), key[i], key[i + 1]) for i in range(5, len(key), 2)])
+        stub = Stub(op, operands, key[2], key[3], key[4])
         fn = host_step(stub)
         if len(_STEPS) >= STEPS_KEPT:
             _STEPS.clear()
