@@ -472,7 +472,7 @@ def _repeat(nodes, ranges, need, reads):
         if not _fits(body, values) or REPEAT.rule(op_args, attrs) != (last.shape, last.dtype):
             return None
         loops.append((last, op_args, attrs))
-        _made.append((outs[g1 - 1], g1 - g0, body, _positions(reads, at), tuple(zip(slots, stacks))))
+        _made.append((outs[g1 - 1], g1 - g0, body, _positions(reads, at), tuple(zip(slots, stacks)), ranges[g0][0]))
     for last, op_args, attrs in loops:  # (in place only once every group qualified)
         last.op, last.args, last.attrs = REPEAT, op_args, attrs
     return alone, [last for last, _, _ in loops]
@@ -494,7 +494,8 @@ MEMO_KEPT = 16  # recipes kept (a loop's cut and read are two)
 class _Recipe:
     """What `_split` did, by position: `pieces` (node positions, each piece), `last` (where the
     pending tail starts), `rewrites` (dot position, operand position, the matrix's class among
-    the outside operands, the new attributes) and `groups` (one per REPEAT: the position of
+    the outside operands, the new attributes: the dots computed or read from, see `_record`)
+    and `groups` (one per REPEAT: the position of
     the node it replaces, its pass count, its body, the (node, operand) positions of its values
     and, per stacked slot, of that slot's scalar in each pass)."""
 
@@ -537,14 +538,20 @@ def _record(memo, descs, pieces, last, rewritten, groups, rank):
     """Keep what `_split` just did for the graph of key `memo` (see `_Recipe`)."""
     key, objects = memo
     where = {id(a): k for k, a in enumerate(objects)}
+    # a rewritten dot inside a REPEAT's chunks is never computed (the body is a template): only
+    # those that run (a first chunk run alone) or that a REPEAT's values are read from matter
+    first = min(g[5] for g in groups)
+    read = {o for g in groups for o, _ in g[3]}
     rewrites = []
     for node, args, _ in rewritten:
+        if rank[node] >= first and rank[node] not in read:
+            continue
         pos = 0 if node.args[0] is not args[0] else 1
         k = where.get(id(args[pos]))
         if k is None:
             return
         rewrites.append((rank[node], pos, k, node.attrs))
-    recipe = _Recipe([[rank[node] for node in piece] for piece in pieces], last, rewrites, groups)
+    recipe = _Recipe([[rank[node] for node in piece] for piece in pieces], last, rewrites, [g[:5] for g in groups])
     if len(_recipes) >= MEMO_KEPT:
         del _recipes[next(iter(_recipes))]
     _recipes[key] = (list(descs), recipe)
@@ -553,11 +560,13 @@ def _record(memo, descs, pieces, last, rewritten, groups, rank):
 def _replay(recipe, nodes, objects):
     """`_split`'s answer for a graph made like the recipe's, or None (nothing changed) when a
     value does not fit the REPEAT it would feed."""
-    undo = []
+    undo, kept = [], {}
     for i, pos, k, attrs in recipe.rewrites:
         node = nodes[i]
         undo.append((node, node.args, node.attrs))
-        t = _transposed[objects[k]]
+        t = kept.get(k)
+        if t is None:  # (one weak-dictionary lookup a matrix: a loop rewrites ~100 dots)
+            t = kept[k] = _transposed[objects[k]]
         node.args = (t, node.args[1]) if pos == 0 else (node.args[0], t)
         node.attrs = attrs
     loops = []

@@ -149,3 +149,22 @@ def test_a_replay_that_does_not_fit_changes_nothing(fresh, rng, monkeypatch):
     out = np.asarray(logreg(xp, Xl, yl, wl, 30))
     np.testing.assert_allclose(out, logreg(np, X, y, w, 30), rtol=1e-10)
     assert answers == [None]
+
+
+def carried(ns, X, u, c, steps):
+    for _ in range(steps):  # c: 0-D at first, then a vector (a first chunk that may run alone)
+        c = X.T @ ns.tanh(X @ (u + c) * 0.01) / X.shape[0]
+    return c
+
+
+@pytest.mark.parametrize("interpret_first", [0, 2])
+def test_a_first_carry_of_another_shape_replays_alike(engine, rng, monkeypatch, replays, interpret_first):
+    monkeypatch.setattr(xp.config, "interpret_first", interpret_first)
+    X, u = rng.standard_normal((4000, 20)), rng.standard_normal(20)
+    Xl, ul = xp.asarray(X), xp.asarray(u)
+    want = carried(np, X, u, np.asarray(0.0), 25)
+    outs = [np.asarray(carried(xp, Xl, ul, xp.asarray(0.0), 25)) for _ in range(4)]
+    for out in outs:
+        np.testing.assert_allclose(out, want, rtol=1e-10)
+    for out in outs[2:]:
+        np.testing.assert_array_equal(out, outs[1])
