@@ -34,7 +34,7 @@ from ._metrics import metrics, user_site
 _prod = math.prod  # (a large read skips `_host_sync`'s set-up: `_realize`)
 # (`_run` and `_input_buffer` are names other modules and tests use: test_interpret wraps `_run`)
 from ._run_program import input_buffer as _input_buffer, run as _run  # noqa: F401
-from ._run_program import replay_one as _replay_one
+from ._run_program import overlapping as _overlapping, replay_one as _replay_one
 
 
 def clear_cache() -> None:
@@ -93,7 +93,7 @@ def _realize_program(targets, device, cause):
         target = targets[0]
         candidates = pending.pending_beside(target, device)
         traced = pending.nodes_since_sync
-        if not candidates and state.recipes and _replay_one(target, device, traced):
+        if state.recipes and _replay_one(target, device, traced, site, candidates):
             return  # a graph read before: its recipe found its program without a plan (`_run_program`)
         metrics.nodes_traced += traced
         plan = Plan(targets)
@@ -249,41 +249,6 @@ def _unique(nodes):
             seen.add(id(n))
             out.append(n)
     return out
-
-
-def _overlapping(in_target, candidates):
-    """Candidates whose pending graph shares a computed node with the targets' graph (`in_target`:
-    holds each of its nodes, the plan's `index`, keyed by node; only computed nodes are looked up).
-    Computing them now (they would need the same work later) keeps a loop's graphs from
-    growing."""
-    if not candidates:
-        return []
-    known_disjoint = set()
-    found = []
-    for cand in candidates:
-        if cand in in_target:  # computed anyway: output it for free
-            found.append(cand)
-            continue
-        stack, visited, hit = [cand], [], False
-        seen = {id(cand)}
-        while stack:
-            n = stack.pop()
-            visited.append(n)
-            for a in n.args:
-                if a.op is None or id(a) in known_disjoint or id(a) in seen:
-                    continue
-                if a in in_target:
-                    hit = True
-                    break
-                seen.add(id(a))
-                stack.append(a)
-            if hit:
-                break
-        if hit:
-            found.append(cand)
-        else:
-            known_disjoint.update(id(n) for n in visited)
-    return found
 
 
 def host_view(node, device, cause, sole_user):

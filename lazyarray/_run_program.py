@@ -25,9 +25,9 @@ import numpy as np
 
 from . import _blas_threads, _checks, _config, _dtypes, _runtime, _segment, _sharded_run, _tier_policy, _verify
 from ._engine_state import state
-from ._graph import pending, scalar_leaves, split_leaves
+from ._graph import Plan, pending, scalar_leaves, split_leaves
 from ._metrics import metrics
-from ._program_cache import compile_program, donating_variant, program_key
+from ._program_cache import COMPILE_FAILED, compile_program, donating_variant, program_key
 from ._sharding_rules import program_layout
 
 _f64 = _dtypes.float64
@@ -79,6 +79,11 @@ def run(plan, outputs, device, site):
                 compiled = state.programs.get(key)
         if compiled is None and layout is None and _tier_policy.may_interpret(device, plan, outputs):
             # (on an accelerator only while the host-device copies cost less than a compile)
+            if len(outputs) == 1 and not donated and not _checks.pending:
+                entry = state.sightings.get((device.id, skey))
+                if entry is not None and entry.recipe is None and entry.steps is not None:
+                    # (its third sight: the graph repeats, record how to match it)
+                    entry.recipe = _recipe(plan, outputs[0], key, None, None, device, skey, entry)
             compiled = _tier_policy.serve(skey, plan, outputs, device, site, key)
             if compiled is _tier_policy.INTERPRETED:
                 return
@@ -166,18 +171,33 @@ def _run_cached_one(plan, node, device, skey):
 # the output's (op, shape); each is checked against `state.programs` and `state.replays` at use
 # (a program dropped or replaced is never run through a stale recipe).
 RECIPE_MAX_ENTRIES = 64  # signature entries (nodes and leaves) a recipe is made for at most
-RECIPES_PER_ROOT = 4     # recipes kept per output (op, shape): the newest first
+RECIPES_PER_ROOT = 8     # recipes kept per output (op, shape): the newest first
 
 
 class Recipe:
-    __slots__ = ("key", "compiled", "replay", "device", "match", "bits")
+    """A matcher and what it finds: a program and its replay (`compiled`, `replay`), or, for a
+    graph the interpreter serves (`compiled` None), its sighting (`entry`, under `tkey`), its
+    structural key and the plan's signature (the interpreter's steps read it at their build)."""
+    __slots__ = ("key", "compiled", "replay", "device", "match", "bits", "skey", "entry", "tkey", "sig")
 
-    def __init__(self, key, compiled, replay, device, match, bits):
+    def __init__(self, key, compiled, replay, device, match, bits, skey=None, entry=None, sig=None):
         self.key, self.compiled, self.replay, self.device = key, compiled, replay, device
         self.match, self.bits = match, bits
+        self.skey, self.entry, self.sig = skey, entry, sig
+        self.tkey = None if skey is None else (device.id, skey)
 
 
-def _recipe(plan, node, key, compiled, replay, device):
+class _Walked:
+    """What `_tier_policy.serve` and the interpreter read of a `Plan`, for a graph a recipe
+    matched: its computed nodes and leaves (this graph's), the signature (the recipe's: equal
+    by the match) and the interpreter's steps (`steps`, set by `serve`)."""
+    __slots__ = ("order", "leaves", "sig", "steps")
+
+    def __init__(self, order, leaves, sig):
+        self.order, self.leaves, self.sig, self.steps = order, leaves, sig, None
+
+
+def _recipe(plan, node, key, compiled, replay, device, skey=None, entry=None):
     """The `Recipe` of a plan whose one output is `node` (pending still), installed in
     `state.recipes`; False where none is made (a large graph, a structure the matcher would not
     reproduce exactly: it is checked against the plan before it is kept)."""
@@ -193,7 +213,8 @@ def _recipe(plan, node, key, compiled, replay, device):
             or any(a is not b for a, b in zip(found[0], plan.leaves)) \
             or any(a is not b for a, b in zip(found[1], plan.order)):
         return False
-    recipe = Recipe(key, compiled, replay, device, match, _prod(node.shape) * node.dtype.bits)
+    recipe = Recipe(key, compiled, replay, device, match, _prod(node.shape) * node.dtype.bits,
+                    skey, entry, None if entry is None else list(sig))
     recipes = state.recipes
     fp = (node.op, node.shape)
     kept = recipes.get(fp)
@@ -270,13 +291,15 @@ def _matcher(sig):
     return namespace["match"]
 
 
-def replay_one(node, device, traced):
+def replay_one(node, device, traced, site, candidates):
     """Compute the pending `node`, the one output of a sync, through a recipe whose matcher
-    accepts its graph (nothing else pending shares work with it: the caller checked), when that
-    recipe's program and replay are still the cached ones and the usual path would have taken the
-    short path too (no checks pending, an output too small for the pool, no loop worth looking
-    for in `traced` + the graph's nodes: `_segment.worth_trying`). Starts the sync as a `Plan`
-    would (`_graph.scalar_leaves` emptied, the traced nodes counted), verifies when asked, runs,
+    accepts its graph, when none of `candidates` (the other live pending nodes of its component)
+    shares work with it (`_overlapping`), that recipe's program and replay are still the cached
+    ones (or, for an interpreted graph, its sighting is, with no program and no finished compile
+    to install), and the usual path would have taken the same way (no checks pending, an output
+    too small for the pool, no loop worth looking for in `traced` + the graph's nodes:
+    `_segment.worth_trying`). Starts the sync as a `Plan` would (`_graph.scalar_leaves` emptied,
+    the traced nodes counted), verifies when asked, runs (or has `_tier_policy.serve` interpret),
     counts, realizes; returns True. Returns False, having done nothing, otherwise."""
     kept = state.recipes.get((node.op, node.shape))
     if kept is None:
@@ -289,15 +312,26 @@ def replay_one(node, device, traced):
         return False
     key = recipe.key
     compiled = recipe.compiled
-    replay = recipe.replay
     leaves, order = found
-    if recipe.device is not device or state.programs.get(key) is not compiled \
-            or state.replays.get(key) is not replay or compiled.no_window is not True \
-            or recipe.bits >= 8 * max(_config.pool_min_bytes, 1) or _checks.pending:
+    if recipe.device is not device or _checks.pending:
         return False
+    if compiled is not None:
+        replay = recipe.replay
+        if state.programs.get(key) is not compiled or state.replays.get(key) is not replay \
+                or compiled.no_window is not True or recipe.bits >= 8 * max(_config.pool_min_bytes, 1):
+            return False
+    else:
+        entry = recipe.entry
+        future = entry.future
+        if state.sightings.get(recipe.tkey) is not entry or entry.steps is None or not _config.interpret_first \
+                or device.platform not in _tier_policy.HOST_PLATFORMS or key in state.programs \
+                or (future is not None and future is not COMPILE_FAILED and future.done()):
+            return False
     n = len(order) if len(order) > traced else traced
     last = state.last_chunk
     if n >= _segment.MIN_NODES or (last is not None and n >= len(last)):  # (`_segment.worth_trying`)
+        return False
+    if candidates and overlapping(set(order), candidates):
         return False
     if scalar_leaves:  # (the sync starts as a `Plan` starts it)
         scalar_leaves.clear()
@@ -305,6 +339,11 @@ def replay_one(node, device, traced):
     pending.nodes_since_sync = 0
     if _config.verify or _config.debug >= 4:
         _verify.verify(order, leaves)
+    if compiled is None:
+        done = _tier_policy.serve(recipe.skey, _Walked(order, leaves, recipe.sig), [node], device, site, key)
+        if done is not _tier_policy.INTERPRETED:  # (a compile finished meanwhile: run it as usual)
+            run(Plan([node]), [node], device, site)
+        return True
     inputs = replay.inputs(leaves, device)
     metrics.cache_hits += 1
     t0 = time.perf_counter()
@@ -314,6 +353,41 @@ def replay_one(node, device, traced):
     metrics.short_syncs += 1
     node.realize(buf)
     return True
+
+
+def overlapping(in_target, candidates):
+    """Candidates whose pending graph shares a computed node with the targets' graph (`in_target`:
+    holds each of its computed nodes, the plan's `index` or a set; only computed nodes are looked
+    up). Computing them now (they would need the same work later) keeps a loop's graphs from
+    growing."""
+    if not candidates:
+        return []
+    known_disjoint = set()
+    found = []
+    for cand in candidates:
+        if cand in in_target:  # computed anyway: output it for free
+            found.append(cand)
+            continue
+        stack, visited, hit = [cand], [], False
+        seen = {id(cand)}
+        while stack:
+            n = stack.pop()
+            visited.append(n)
+            for a in n.args:
+                if a.op is None or id(a) in known_disjoint or id(a) in seen:
+                    continue
+                if a in in_target:
+                    hit = True
+                    break
+                seen.add(id(a))
+                stack.append(a)
+            if hit:
+                break
+        if hit:
+            found.append(cand)
+        else:
+            known_disjoint.update(id(n) for n in visited)
+    return found
 
 
 class Replay:

@@ -94,7 +94,7 @@ _clock_seconds = getattr(time, "clock_gettime", None)
 class Sighting:
     """A graph the interpreter serves: how often and how long, and its background compile."""
     __slots__ = ("runs", "future", "seconds", "pinned", "steps", "estimate", "learnt",
-                 "timed", "timed_seconds", "next_timed", "host_cpu", "trial", "trial_runs")
+                 "timed", "timed_seconds", "next_timed", "host_cpu", "trial", "trial_runs", "recipe")
 
     def __init__(self, pinned):
         self.runs = 0
@@ -111,6 +111,7 @@ class Sighting:
         self.host_cpu = []   # process CPU seconds of its timed interpreted runs, whole (the trial's yardstick)
         self.trial = None    # its program's timed runs (process CPU seconds) while it is tried (`end_trial`)
         self.trial_runs = 0  # its program's runs on trial, those not counted included
+        self.recipe = None   # its matcher (`_run_program.Recipe`; False: none), made at its third sight
 
 
 COMPILE_FIXED, COMPILE_PER_NODE = 0.025, 0.001  # seconds: compile_estimate's terms

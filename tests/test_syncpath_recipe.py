@@ -16,10 +16,10 @@ def spy(fresh, monkeypatch):
     served = []
     real = _run_program.replay_one
 
-    def counting(node, device, traced):
+    def counting(node, device, traced, site, candidates):
         kept = state.recipes.get((node.op, node.shape), ())
         matching = next((r for r in kept if r.match(node) is not None), None)
-        done = real(node, device, traced)
+        done = real(node, device, traced, site, candidates)
         if done:
             served.append(matching)
         return done
@@ -120,7 +120,7 @@ def test_a_replaced_program_is_not_run_through_a_stale_recipe(spy):
     recipe = spy[-1]
     state.programs.pop(recipe.key)
     y = x * 4.0
-    assert not _run_program.replay_one(y._node, x._device, 0) and y._node.op is not None
+    assert not _run_program.replay_one(y._node, x._device, 0, None, []) and y._node.op is not None
     np.testing.assert_array_equal(np.asarray(x * 4.0), np.arange(300.0) * 4.0)
 
 
@@ -160,3 +160,73 @@ def test_verify_runs_on_the_recipe_path(spy, monkeypatch):
     for _ in range(5):
         np.asarray(xp.exp(x) * 3.0)
     assert spy and checked[-1] == 2
+
+
+def _served(monkeypatch):
+    served = []
+    real = _run_program.replay_one
+
+    def counting(node, device, traced, site, candidates):
+        kept = state.recipes.get((node.op, node.shape), ())
+        matching = next((r for r in kept if r.match(node) is not None), None)
+        done = real(node, device, traced, site, candidates)
+        if done:
+            served.append(matching)
+        return done
+    from lazyarray import _engine
+    monkeypatch.setattr(_engine, "_replay_one", counting)
+    return served
+
+
+def test_an_interpreted_graph_is_served_by_its_recipe(interpreted, monkeypatch, rng):
+    served = _served(monkeypatch)
+    for step in range(8):
+        a_np, b_np = rng.standard_normal(300), rng.standard_normal(300)
+        a, b = xp.asarray(a_np), xp.asarray(b_np)
+        t = a * 2.0 - b  # (a live pending sibling: the recipe path asks whether it shares work)
+        s = xp.asarray(np.arange(300.0)) + 1.0
+        np.testing.assert_array_equal(np.asarray(xp.maximum(a, b) * 3.0), np.maximum(a_np, b_np) * 3.0)
+        np.testing.assert_array_equal(np.asarray(t), a_np * 2.0 - b_np)
+        del s
+    assert len(served) >= 5 and all(r.compiled is None for r in served)
+    assert interpreted.interpreted >= 16 and interpreted.executions == 0
+
+
+def test_an_interpreted_recipe_shares_work_with_a_live_sibling_by_the_usual_path(interpreted, monkeypatch):
+    served = _served(monkeypatch)
+    x_np = np.arange(200.0)
+    x = xp.asarray(x_np)
+    for _ in range(5):
+        np.testing.assert_array_equal(np.asarray(xp.exp(x * 0.5) + 1.0), np.exp(x_np * 0.5) + 1.0)
+    n = len(served)
+    assert n >= 2
+    t = x * 0.5
+    y = xp.exp(t) + 1.0  # t is live and in y's graph: computed in the same sync, not by the recipe
+    np.testing.assert_array_equal(np.asarray(y), np.exp(x_np * 0.5) + 1.0)
+    assert len(served) == n and t._pending_node().op is None
+
+
+def test_a_compiled_program_takes_over_from_an_interpreted_recipe(engine, monkeypatch):
+    """Once the background compile is installed, the read runs the program, never the
+    interpreter through a stale recipe."""
+    from lazyarray import _engine, _tier_policy
+    served = _served(monkeypatch)
+    monkeypatch.setattr(xp.config, "interpret_first", 2)
+    monkeypatch.setattr(_tier_policy, "learnt_seconds", lambda skey, device: None)
+    monkeypatch.setattr(_tier_policy, "compile_estimate", lambda order: 1e9)
+    monkeypatch.setattr(_tier_policy, "compiled_is_slower", lambda host_cpu, trial: False)
+    x_np = np.linspace(0, 1, 400)
+    x = xp.asarray(x_np)
+    for _ in range(5):
+        np.testing.assert_array_equal(np.asarray(x * 4.0 - 2.0), x_np * 4.0 - 2.0)
+    assert served and served[-1].compiled is None
+    served[-1].entry.estimate = 0.0  # (decided once per sighting: now the compile pays)
+    executions = xp.metrics.executions
+    for _ in range(12):
+        np.testing.assert_array_equal(np.asarray(x * 4.0 - 2.0), x_np * 4.0 - 2.0)
+        _engine.wait_for_compiles()
+    assert xp.metrics.executions > executions  # the program ran (its trial, then installed)
+    interpreted = xp.metrics.interpreted
+    for _ in range(3):
+        np.testing.assert_array_equal(np.asarray(x * 4.0 - 2.0), x_np * 4.0 - 2.0)
+    assert xp.metrics.interpreted == interpreted  # the installed program serves, not the interpreter
