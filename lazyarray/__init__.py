@@ -117,6 +117,11 @@ if config.report_at_exit:
 from ._gc_freeze import freeze_import_objects as _freeze_import_objects  # noqa: E402
 _freeze_import_objects()
 
+# glibc's dynamic malloc thresholds raised to the host tier's temporaries (`_heap_threshold`;
+# LAZYARRAY_HEAP_THRESHOLD=0 opts out)
+from ._heap_threshold import raise_thresholds as _raise_heap_thresholds  # noqa: E402
+_raise_heap_thresholds()
+
 # The programs this command's last run used start loading from the on-disk cache now, on the
 # compile thread, while the caller goes on importing (only when that run left a manifest: `_prefetch`)
 from ._prefetch import start_at_import as _start_prefetch  # noqa: E402

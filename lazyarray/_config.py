@@ -26,6 +26,10 @@ LAZYARRAY_POOL_MIN_BYTES   smallest buffer worth recycling (default 1 MiB)
 LAZYARRAY_HEAP_TRIM        1: after an XLA compile (a burst of them: its first and its last), give the C heap's
                            free memory back to the system on the compile thread (glibc's malloc_trim;
                            `_heap_trim`) (default 1; 0: off)
+LAZYARRAY_HEAP_THRESHOLD   bytes: at import, one block this large is malloc'd and freed, which raises glibc's
+                           dynamic thresholds (blocks under it come from the heap, whose free top is kept up to
+                           twice it) so the interpreter's megabyte temporaries stop faulting in fresh pages every
+                           call (`_heap_threshold`) (default 4194304; 0: leave malloc alone; glibc only)
 LAZYARRAY_CHECKS           1: out-of-bounds index arrays and failed factorisations raise at the read (default 0)
 LAZYARRAY_VERIFY           1: re-check every computed node's shape/dtype rule and the graph's invariants at each
                            sync, before it runs; a broken node raises _verify.GraphError (default 0)
@@ -85,4 +89,5 @@ checks = os.environ.get("LAZYARRAY_CHECKS", "0") not in ("", "0")  # see _checks
 verify = os.environ.get("LAZYARRAY_VERIFY", "0") not in ("", "0")  # see _verify
 debug = _int("LAZYARRAY_DEBUG", 0)  # see _debug_log
 heap_trim = os.environ.get("LAZYARRAY_HEAP_TRIM", "1") not in ("", "0")  # see _heap_trim
+heap_threshold = _int("LAZYARRAY_HEAP_THRESHOLD", 4 << 20)  # see _heap_threshold (at import only)
 gc_freeze = os.environ.get("LAZYARRAY_GC_FREEZE", "1") not in ("", "0")  # see _gc_freeze (at import only)
