@@ -202,20 +202,31 @@ class Stub:
 
 
 class Steps:
-    """A built program's steps, one tuple per field (position, function, operand positions, numpy
-    dtype, shape, op, dtype, positions freed after it, whether a LAPACK call): no tuple per step
-    for the collector to keep (a kept program's steps were ~16k of the ~20k objects SciPy's table
-    adds to the old generation in its second pass). Iterating gives each step as a tuple."""
-    __slots__ = ("columns",)
+    """A built program's steps. The hot fields of each step are one tuple of atoms (`meta`:
+    position, operand positions, numpy dtype, shape, positions freed after it, whether a LAPACK
+    call), which the collector stops tracking once it has visited it; the step functions, ops and
+    dtypes are one tuple each. So a kept program gives every full collection a few objects, not
+    one per node (a 9-tuple per step was ~16k of the ~20k objects SciPy's table added to the old
+    generation in its second pass). Iterating gives each step as (position, function, operand
+    positions, numpy dtype, shape, op, dtype, frees, LAPACK flag)."""
+    __slots__ = ("fns", "meta", "ops", "dtypes")
 
-    def __init__(self):
-        self.columns = ([], [], [], [], [], [], [], [], [])
+    def __init__(self, fns, meta, ops, dtypes):
+        self.fns, self.meta, self.ops, self.dtypes = fns, meta, ops, dtypes
 
     def __len__(self):
-        return len(self.columns[0])
+        return len(self.fns)
 
     def __iter__(self):
-        return zip(*self.columns)
+        for fn, (p, args, npdt, shape, frees, kernel), op, dtype in zip(self.fns, self.meta, self.ops, self.dtypes):
+            yield p, fn, args, npdt, shape, op, dtype, frees, kernel
+
+    def node_value(self, v, p):
+        """`_ops.core.node_value` for the step at position `p` (a value not exactly its node's)."""
+        for i, m in enumerate(self.meta):
+            if m[0] == p:
+                return node_value(v, Stub(self.ops[i], (), None, m[3], self.dtypes[i]))
+        raise AssertionError(f"no step at position {p}")
 
 
 class HostProgram:
@@ -255,9 +266,7 @@ class HostProgram:
         shapes = [None] * len(sig)  # per position, the shape and dtype (what an operand's stub holds)
         dtypes = [None] * len(sig)
         template = [None] * len(sig)
-        leaf_pos = []
-        steps = Steps()
-        positions, fns, args, npdts, out_shapes, ops, out_dtypes, frees, kernels = steps.columns
+        leaf_pos, fns, meta, ops, out_dtypes = [], [], [], [], []
         clocked = False
         for p, entry in enumerate(sig):
             if len(entry) != 5:
@@ -283,20 +292,13 @@ class HostProgram:
             key = [op, op.evaluate, attrs, shape, dtype]
             for a in operands:
                 key += (shapes[a], dtypes[a])
-            positions.append(p)
             fns.append(step_for(op, tuple(key)))
-            args.append(operands)
-            npdts.append(dtype.np)
-            out_shapes.append(shape)
+            meta.append((p, operands, dtype.np, shape, free_at[p] if free_at is not None else (), kernel))
             ops.append(op)
             out_dtypes.append(dtype)
-            frees.append(free_at[p] if free_at is not None else ())
-            kernels.append(kernel)
         # (the steps keep no stub: a stub is kept only by an evaluation bound to it, so the
         # stubs of prepared steps and leaves die here, not with the program)
-        # (as tuples: those of ints, shapes, numpy dtypes and bools hold nothing the collector
-        # tracks, and its next pass over them stops tracking them)
-        steps.columns = tuple([tuple(column) for column in steps.columns])
+        steps = Steps(tuple(fns), tuple(meta), tuple(ops), tuple(out_dtypes))
         self.template, self.leaf_pos, self.clocked = template, tuple(leaf_pos), clocked
         self.steps, self.fixed = steps, None
 
@@ -317,7 +319,8 @@ class HostProgram:
         lapack = 0.0
         quiet = numpy_errors_quiet()
         try:
-            for p, fn, args, npdt, shape, op, dtype, frees, kernel in zip(*self.steps.columns):
+            steps = self.steps
+            for fn, (p, args, npdt, shape, frees, kernel) in zip(steps.fns, steps.meta):
                 if clock and kernel:
                     c0 = time.thread_time()
                 n = len(args)
@@ -328,7 +331,10 @@ class HostProgram:
                 else:
                     v = fn(*[vals[a] for a in args])
                 if type(v) is not ndarray or v.dtype is not npdt or v.shape != shape:
-                    v = node_value(v, Stub(op, (), None, shape, dtype))
+                    if type(v) is not ndarray or v.dtype != npdt:
+                        v = np.asarray(v, dtype=npdt)  # (node_value's conversion, inline)
+                    if v.shape != shape:
+                        v = steps.node_value(v, p)  # (raises, naming the node)
                 vals[p] = v
                 if frees:
                     for a in frees:

@@ -147,12 +147,12 @@ def test_shared_steps_in_the_interpreter_tier_every_run(interpreted, rng, frees)
     assert interpreted.compiles == 0
 
 
-def test_a_programs_steps_are_columns_the_collector_stops_tracking(rng):
-    """No tuple per step: one tuple per field, and those of atoms (positions, operand positions,
-    numpy dtypes, shapes, freed positions, LAPACK flags) are untracked once the collector has
-    visited them and their items (two collections: a tuple of tuples waits for its items), so a
-    kept program gives every later full collection a few objects, not one per node. Iterating
-    still gives each step as a tuple, in order."""
+def test_a_programs_steps_are_tuples_the_collector_stops_tracking(rng):
+    """No tracked tuple per step: each step's hot fields are a tuple of atoms (position, operand
+    positions, numpy dtype, shape, freed positions, LAPACK flag), untracked once the collector
+    has visited it and its items (a tuple of tuples waits a collection for its items); the
+    functions, ops and dtypes are one tuple each. Iterating still gives each step as a tuple,
+    in order."""
     import gc
     xn = rng.standard_normal((6, 5))
     x = xp.asarray(xn)
@@ -165,11 +165,21 @@ def test_a_programs_steps_are_columns_the_collector_stops_tracking(rng):
         want = np.tanh(want) * 0.5 + float(k) * 0.01
     np.testing.assert_allclose(v, want.sum(axis=1), rtol=1e-13)
     steps = program.steps
-    assert len(steps) >= 36 and len(steps.columns) == 9
+    assert len(steps) >= 36 and len(steps.meta) == len(steps.fns) == len(steps.ops) == len(steps)
     assert all(type(step) is tuple and len(step) == 9 for step in steps)
     assert [step[0] for step in steps] == sorted(step[0] for step in steps)
-    gc.collect()
-    gc.collect()
-    positions, fns, args, npdts, shapes, ops, dtypes, frees, kernels = steps.columns
-    for column in (positions, args, npdts, shapes, frees, kernels):
-        assert type(column) is tuple and not gc.is_tracked(column)
+    for _ in range(3):  # (operand tuples, then each step's tuple, then the tuple of them)
+        gc.collect()
+    assert not any(gc.is_tracked(m) for m in steps.meta) and not gc.is_tracked(steps.meta)
+
+
+def test_a_step_value_of_another_type_is_converted_and_a_wrong_shape_raises(rng):
+    """A reduction to 0-D gives a numpy scalar: converted to the node's dtype, as node by node.
+    An evaluation that disagrees with its node's shape is a bug: AssertionError naming the op."""
+    xn = rng.standard_normal(9)
+    program, (v,) = _built([xp.sum(xp.asarray(xn))._node])
+    assert type(v) is np.ndarray and v.shape == () and v == np.sum(xn)
+    steps = _interpret.Steps((np.exp,), ((1, (0,), np.dtype(np.float64), (3,), (), False),), (ew.EXP,),
+                             (dt.float64,))
+    with pytest.raises(AssertionError, match="exp"):
+        steps.node_value(np.zeros(4), 1)
