@@ -132,14 +132,19 @@ class _Plan:
     """basic: the key of the region (slices and None; advanced positions become full slices).
     axes: the region axes the advanced indices pick, increasing. idx: int64 node of shape
     B + (len(axes),). out_shape: the indexing result's shape; perm: the transpose from the
-    gather's layout (B first) to out_shape's, or None."""
-    __slots__ = ("basic", "axes", "idx", "batch", "out_shape", "perm", "region", "arrays")
+    gather's layout (B first) to out_shape's, or None. merged: the region's shape when a k-D
+    mask's axes were merged into one in `region`, else None."""
+    __slots__ = ("basic", "axes", "idx", "batch", "out_shape", "perm", "region", "arrays", "merged")
 
 
 def _plan(x, items, cause):
     basic, picks = [], []  # picks: (region axis, int64 node)
     arrays = []  # checked mode: (user axis, wrapped index node, axis length) of each index array
     axis = 0
+    # a k-D mask (k > 1) beside only slices and None picks its flat positions along its k axes
+    # merged into one (a reshape of the region): one column of indices, no unravel into k
+    merge = sum(1 for k in items if k is not None and not isinstance(k, slice)) == 1
+    merged = None  # (region axis of the mask's first axis, k)
     for k in items:
         here = len(basic)
         if k is None:
@@ -154,6 +159,12 @@ def _plan(x, items, cause):
                 picks.append((here, ops.constant(0, dt.int64, (count,))))
                 continue
             flat, _ = true_positions(k._node, k._device, cause)
+            if merge and k.ndim > 1:
+                merged = (here, k.ndim)
+                basic.extend([slice(None)] * k.ndim)
+                picks.append((here, flat))
+                axis += k.ndim
+                continue
             for j, c in enumerate(unravel(flat, k.shape)):
                 basic.append(slice(None))
                 picks.append((here + j, c))
@@ -174,9 +185,15 @@ def _plan(x, items, cause):
     except ValueError as exc:
         raise IndexError(f"index arrays cannot be broadcast together: {exc}") from None
     region = read_basic(x, tuple(basic))
+    p = _Plan()
+    p.merged = None
+    if merged is not None:  # the mask's axes as one; a write reshapes back (p.merged)
+        a, k = merged
+        p.merged = region.shape
+        region = ops.reshape(region, region.shape[:a] + (math.prod(region.shape[a:a + k]),)
+                             + region.shape[a + k:])
     axes = tuple(a for a, _ in picks)
     cols = [ops.reshape(ops.broadcast_to(node, batch), batch + (1,)) for _, node in picks]
-    p = _Plan()
     p.basic, p.axes, p.batch, p.region, p.arrays = tuple(basic), axes, batch, region, arrays
     p.idx = ops.concatenate(cols, len(batch))
     rest = [n for i, n in enumerate(region.shape) if i not in axes]
@@ -238,6 +255,8 @@ def setitem_advanced(x, items, value):
         inverse = tuple(sorted(range(len(p.perm)), key=p.perm.__getitem__))
         upd = ops.transpose(upd, inverse)
     region = ops.scatter_points(p.region, p.idx, upd, p.axes)
+    if p.merged is not None:
+        region = ops.reshape(region, p.merged)
     if p.arrays:
         _check_bounds(region, p.arrays, x.shape, "write")
     write_basic(x, p.basic, region)

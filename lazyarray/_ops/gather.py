@@ -96,6 +96,12 @@ def _lower_scatter(e, node, x, idx, upd):
                 "indices_are_sorted = false, unique_indices = false", region)
 
 
+def _increasing(col):
+    """Strictly increasing (distinct places, as a mask's positions are): no duplicates to
+    resolve, so no sort."""
+    return bool(np.all(col[1:] > col[:-1]))
+
+
 def _scatter(node, x, idx, upd):
     axes, mode = node.attrs
     out = np.array(x, copy=True)
@@ -117,7 +123,7 @@ def _scatter(node, x, idx, upd):
     # a view with the scattered axes first (writes land in out); out itself when they are first
     moved = out if axes == tuple(range(k)) else np.moveaxis(out, axes, range(k))
     if mode == "set":  # of several updates to one place, the last wins
-        if rows.shape[0] > 1:
+        if rows.shape[0] > 1 and not (k == 1 and _increasing(rows[:, 0])):
             flat = rows[:, 0] if k == 1 else np.ravel_multi_index(tuple(rows.T), dims)
             order = np.argsort(flat, kind="stable")  # each place's updates in their order
             ranked = flat[order]
