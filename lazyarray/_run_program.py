@@ -82,7 +82,7 @@ def run(plan, outputs, device, site):
             if len(outputs) == 1 and not donated and not _checks.pending:
                 entry = state.sightings.get((device.id, skey))
                 if entry is not None and entry.recipe is None and entry.steps is not None:
-                    # (its third sight: the graph repeats, record how to match it)
+                    # (its second sight: the graph repeats, record how to match it)
                     entry.recipe = _recipe(plan, outputs[0], key, None, None, device, skey, entry)
             compiled = _tier_policy.serve(skey, plan, outputs, device, site, key)
             if compiled is _tier_policy.INTERPRETED:
