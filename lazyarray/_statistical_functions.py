@@ -64,13 +64,7 @@ def _extreme(x, axis, keepdims, kind, fname):
             raise ValueError(f"{fname} of an empty selection has no identity")
     if x_dtype is dt.bool:
         kind = "or" if kind == "max" else "and"
-    out = ops.reduce(node, axes, kind)
-    if x_dtype.kind == "f":
-        # XLA's CPU backend (jaxlib 0.10.2) drops NaN from min/max reductions of a few thousand
-        # elements or more (jnp.min too), where the standard and numpy propagate it: a NaN
-        # anywhere in the selection makes the result NaN, computed as its own reduction.
-        has_nan = ops.reduce(ops.compare(node, node, "NE"), axes, "or")
-        out = ops.select(has_nan, ops.constant(np.nan, x_dtype), out)
+    out = ops.reduce(node, axes, kind)  # (a float max/min propagates NaN in both tiers: _ops.reduce)
     return Array._wrap(_keep(out, axes, keepdims, shape), x._device)
 
 

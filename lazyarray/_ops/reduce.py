@@ -108,9 +108,21 @@ def _reduced_shape(shape, dims):
 
 
 def _lower_reduce(e, node, x):
-    r = REDUCERS[node.attrs.kind]
-    return e.op("stablehlo.reduce", (x, e.constant(r.identity(x.dtype), (), x.dtype)), node.shape, node.dtype,
-                f"dimensions = array<i64: {', '.join(map(str, node.attrs.dims))}>", _region(e, r, x.dtype))
+    kind = node.attrs.kind
+    out = _emit_reduce(e, REDUCERS[kind], x, node.attrs.dims, node.shape)
+    if kind in ("max", "min") and x.dtype.kind == "f":
+        # XLA's CPU backend (jaxlib 0.10.2) drops NaN from min/max reductions of a few thousand
+        # elements or more (jnp.min too), where the standard and numpy (the host evaluation)
+        # propagate it: a NaN anywhere in the selection makes the result NaN, found by its own
+        # reduction (one node in the graph: what the namespace's max/min trace).
+        has_nan = _emit_reduce(e, REDUCERS["or"], emit_compare(e, x, x, "NE"), node.attrs.dims, node.shape)
+        out = emit_select(e, has_nan, e.constant(np.nan, (), x.dtype), out)
+    return out
+
+
+def _emit_reduce(e, reducer, x, dims, shape):
+    return e.op("stablehlo.reduce", (x, e.constant(reducer.identity(x.dtype), (), x.dtype)), shape, x.dtype,
+                f"dimensions = array<i64: {', '.join(map(str, dims))}>", _region(e, reducer, x.dtype))
 
 
 def _prepare_reduce(node):
