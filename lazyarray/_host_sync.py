@@ -132,6 +132,10 @@ def run(targets):
         # empty one may be computed with no check)
         if not _takes(first):
             return False
+        if op is _IS_FINITE and len(targets) == 1 and not first.shape:
+            v = finite_sum(first)
+            if v is not None:
+                return _finite_sum_read(first, v)
     ev = _Evaluator(_config.verify)
     quiet = numpy_errors_quiet()  # (numpy's floating-point warnings off, as in the interpreter tier)
     try:
@@ -175,6 +179,56 @@ def run(targets):
             node.realize_host(np.array(v, dtype=node.dtype.np, ndmin=len(node.shape)))
     metrics.host_syncs += 1
     metrics.host_sync_ops += ev.ops
+    return True
+
+
+# `bool(isfinite(sum(x)))` of a leaf x (scikit-learn's `_assert_all_finite`, at every fit,
+# predict and score): whether a float sum is finite does not depend on its summation order when
+# no partial sum can overflow, nor when x holds a NaN or an infinity, so numpy's answer is
+# XLA's. dtype -> the largest sum|x| taken as "cannot overflow": half the dtype's largest
+# value (each partial sum of n <= _FINITE_SUM_N terms is at most sum|x| * (1 + u)^n < 2 sum|x|,
+# u the unit roundoff; any accumulation type at least as wide rounds within the same bound).
+_FINITE_SUM_BOUND = {dt.float32: float(np.finfo(np.float32).max) / 2,
+                     dt.float64: float(np.finfo(np.float64).max) / 2}
+_FINITE_SUM_N = 1 << 20
+_IS_FINITE = ops.IS_FINITE
+
+
+def finite_sum(node):
+    """The value of `node`, an is_finite of a float add-reduction of a leaf over all its axes,
+    when it does not depend on the summation order (np.True_ or np.False_), else None."""
+    r = node.args[0]
+    if r.op is not REDUCE or r.attrs.kind != "add" or r.shape:
+        return None
+    x = r.args[0]
+    bound = _FINITE_SUM_BOUND.get(x.dtype)
+    if x.op is not None or bound is None or r.dtype is not x.dtype:
+        return None
+    n = _size(x)
+    if n == 0:
+        return np.True_  # (the empty sum is 0)
+    if n > _FINITE_SUM_N:
+        return None
+    try:
+        v = _leaf(x)
+    except Exception:  # noqa: BLE001 - the usual path reads it and reports
+        return None
+    m = float(np.abs(v).max())  # (NaN when x holds one, inf when an infinity)
+    if m != m or m == float("inf"):
+        return np.False_  # NaN, or an infinity: the sum is NaN or infinite in every order
+    if m * n <= bound:
+        return np.True_
+    return None  # a partial sum might overflow: the order decides; the usual path computes it
+
+
+def _finite_sum_read(node, v):
+    """`finite_sum`'s read done: `node` holds `v` (a 0-D array of its own); its reduction is left
+    as it is (pending where a live array holds it: computed by its own later read)."""
+    if _config.verify:  # the graph verifier: before the node is realized
+        _verify.verify([node.args[0], node], node.args[0].args)
+    node.realize_host(np.array(v, dtype=np.bool_))
+    metrics.host_syncs += 1
+    metrics.host_sync_ops += 2
     return True
 
 
