@@ -252,6 +252,8 @@ def setitem(x, key, value, /):
     check_assignable(vnode.shape, out_shape)
     if 0 in out_shape:
         return
+    if not out_shape and not vnode.shape and pattern is not None and meta.shape:
+        return _write_element(x, vnode, axes, pattern)
     with _views.write_lock:
         # a write through a basic view is a write into its base at the composed index: one
         # update of the base instead of one of the view and one of the base (scikit-learn's
@@ -261,3 +263,37 @@ def setitem(x, key, value, /):
             axes = compose(x._step, axes)
             x = x._base
         x._rebind(slice_write(x._node, axes, out_shape, vnode))
+
+
+# The base axes an element write through a basic view composes to, by (the view's step, the
+# key's pattern): a pure function of the step's axes and shape and the key (the step object is
+# shared by every view made from one read plan), bounded as the plans are.
+_composed = {}  # (BasicIndex step, pattern) -> composed axes
+
+
+def _write_element(x, vnode, axes, pattern):
+    """`setitem`'s write of one element (an integer for every axis, a 0-D value of x's dtype):
+    the node slice_write binds for it, dynamic_update_slice(base, value, int64 host starts), into
+    the base a chain of basic views composes to, bound at once (its rule holds: one start per
+    axis of a nonempty base, the value 0-D of its dtype). scikit-learn's `_add_to_diagonal`
+    writes each diagonal element of a view so."""
+    with _views.write_lock:
+        if type(x) is _View and type(x._step) is BasicIndex:
+            key = (x._step, pattern)
+            composed = _composed.get(key)
+            if composed is None:
+                composed = compose(x._step, axes)
+                _store(_composed, key, composed)
+            axes = composed
+            x = x._base
+            while type(x) is _View and type(x._step) is BasicIndex:  # (a view of a view)
+                axes = compose(x._step, axes)
+                x = x._base
+        node = x._node
+        args = [node, vnode]
+        for a in axes:
+            args.append(leaf_from_host(a.start, (), _INT64))  # (`ops.scalar(a.start, dt.int64)`)
+        x._rebind(_bind(ops.DYNAMIC_UPDATE_SLICE, tuple(args), (), node.shape, node.dtype))
+
+
+_INT64 = dt.int64
