@@ -81,8 +81,10 @@ def run(plan, outputs, device, site):
             # (on an accelerator only while the host-device copies cost less than a compile)
             if len(outputs) == 1 and not donated and not _checks.pending:
                 entry = state.sightings.get((device.id, skey))
-                if entry is not None and entry.recipe is None and entry.steps is not None:
-                    # (its second sight: the graph repeats, record how to match it)
+                if entry is not None and entry.recipe is None and entry.runs >= RECIPE_AFTER_RUNS \
+                        and entry.steps is not None:
+                    # (the graph repeats: record how to match it; a matcher costs ~40 us an
+                    # entry to make, and saves ~0.2 us an entry a read: only for repeated graphs)
                     entry.recipe = _recipe(plan, outputs[0], key, None, None, device, skey, entry)
             compiled = _tier_policy.serve(skey, plan, outputs, device, site, key)
             if compiled is _tier_policy.INTERPRETED:
@@ -164,13 +166,14 @@ def _run_cached_one(plan, node, device, skey):
 # that one structure, that walks a candidate graph in the plan's order, checks every node's
 # fields the signature holds (op, attributes, shape, dtype, operand positions; a leaf's shape,
 # dtype and whether it is packed), that each operand the plan reached twice is the same object
-# and each it reached once is a new one, and returns the leaves (the program's parameters, in
+# and each it reached once is a new one (no two positions hold one node), and returns the leaves (the program's parameters, in
 # the plan's order) and the computed nodes. A graph it accepts has the plan's signature, so the
 # plan's key: the program and replay found under that key serve it, as `_run_cached_one` would.
 # Any difference returns None and the sync takes the usual path. `state.recipes` holds them by
 # the output's (op, shape); each is checked against `state.programs` and `state.replays` at use
 # (a program dropped or replaced is never run through a stale recipe).
 RECIPE_MAX_ENTRIES = 64  # signature entries (nodes and leaves) a recipe is made for at most
+RECIPE_AFTER_RUNS = 8    # interpreted runs of a graph before its recipe is made
 RECIPES_PER_ROOT = 8     # recipes kept per output (op, shape): the newest first
 
 
@@ -241,7 +244,6 @@ def _matcher(sig):
 
     lines = []
     done = []     # positions reached so far, in the walk's order
-    kinds = {}    # position -> what two nodes equal at it share (the only positions to tell apart)
 
     def emit(p, depth):
         entry = sig[p]
@@ -253,15 +255,10 @@ def _matcher(sig):
             if not shape:
                 test = f"({v}.buffer is None and not {v}.computed)"
                 lines.append(f"{pad}if {'not ' if packed else ''}{test}: return None")
-            kind = ("leaf", shape, dtype, packed)
         else:
             op, attrs, shape, dtype, positions = entry
             lines.append(f"{pad}if {v}.op is not {const(op)} or {v}.dtype is not {const(dtype)} or {v}.shape != {const(shape)}"
                          f" or {v}.attrs != {const(attrs)}: return None")
-            kind = ("op", op, attrs, shape, dtype)
-        for q in done:  # a new position: never a node the walk reached before (the plan would reuse it)
-            if kinds[q] == kind:
-                lines.append(f"{pad}if {v} is n{q}: return None")
         if len(entry) == 5:
             positions = entry[4]
             lines.append(f"{pad}a{p} = {v}.args")
@@ -275,7 +272,6 @@ def _matcher(sig):
                     emit(i, depth + 1)
                     reached = set(done)
         done.append(p)
-        kinds[p] = kind
 
     root = len(sig) - 1
     emit(root, 0)
@@ -283,6 +279,8 @@ def _matcher(sig):
         raise ValueError("signature not reached in one walk")
     leaves = [p for p in range(len(sig)) if len(sig[p]) == 3]
     order = [p for p in range(len(sig)) if len(sig[p]) == 5]
+    if len(sig) > 1:  # each position a node of its own (a node the plan reached twice has one position)
+        lines.append(f"    if len({{{', '.join(f'n{p}' for p in range(len(sig)))}}}) != {len(sig)}: return None")
     body = "\n".join(lines)
     text = (f"def match(n{root}):\n{body}\n"
             f"    return [{', '.join(f'n{p}' for p in leaves)}], ({''.join(f'n{p}, ' for p in order)})\n")

@@ -111,7 +111,7 @@ class Sighting:
         self.host_cpu = []   # process CPU seconds of its timed interpreted runs, whole (the trial's yardstick)
         self.trial = None    # its program's timed runs (process CPU seconds) while it is tried (`end_trial`)
         self.trial_runs = 0  # its program's runs on trial, those not counted included
-        self.recipe = None   # its matcher (`_run_program.Recipe`; False: none), made at its second sight
+        self.recipe = None   # its matcher (`_run_program.Recipe`; False: none), made once it has run RECIPE_AFTER_RUNS times
 
 
 COMPILE_FIXED, COMPILE_PER_NODE = 0.025, 0.001  # seconds: compile_estimate's terms

@@ -180,7 +180,7 @@ def _served(monkeypatch):
 
 def test_an_interpreted_graph_is_served_by_its_recipe(interpreted, monkeypatch, rng):
     served = _served(monkeypatch)
-    for step in range(8):
+    for step in range(16):
         a_np, b_np = rng.standard_normal(300), rng.standard_normal(300)
         a, b = xp.asarray(a_np), xp.asarray(b_np)
         t = a * 2.0 - b  # (a live pending sibling: the recipe path asks whether it shares work)
@@ -196,7 +196,7 @@ def test_an_interpreted_recipe_shares_work_with_a_live_sibling_by_the_usual_path
     served = _served(monkeypatch)
     x_np = np.arange(200.0)
     x = xp.asarray(x_np)
-    for _ in range(5):
+    for _ in range(12):
         np.testing.assert_array_equal(np.asarray(xp.exp(x * 0.5) + 1.0), np.exp(x_np * 0.5) + 1.0)
     n = len(served)
     assert n >= 2
@@ -217,7 +217,7 @@ def test_a_compiled_program_takes_over_from_an_interpreted_recipe(engine, monkey
     monkeypatch.setattr(_tier_policy, "compiled_is_slower", lambda host_cpu, trial: False)
     x_np = np.linspace(0, 1, 400)
     x = xp.asarray(x_np)
-    for _ in range(5):
+    for _ in range(12):
         np.testing.assert_array_equal(np.asarray(x * 4.0 - 2.0), x_np * 4.0 - 2.0)
     assert served and served[-1].compiled is None
     served[-1].entry.estimate = 0.0  # (decided once per sighting: now the compile pays)
