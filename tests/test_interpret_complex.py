@@ -76,9 +76,12 @@ def interpretable(x):
 
 # function -> ulps per part measured between the tiers on the sweep (complex64, complex128):
 # the real kernels inside agree within a few ulp (tests/test_interpret_elementwise.py).
-FUNCTIONS = {"log": (1, 1), "log1p": (1, 1), "log2": (2, 2), "log10": (2, 2), "sqrt": (3, 2),
+# (complex64, complex128) bounds in ulp between the tiers, the largest measured on two CPUs: an
+# AVX2 machine, and an AVX-512 one (Sapphire Rapids), where XLA's float32 log kernel rounds
+# differently (complex64 log/log1p 1 -> 3 ulp, log2 2 -> 3, log10 2 -> 4, tan 5 -> 6)
+FUNCTIONS = {"log": (3, 1), "log1p": (3, 1), "log2": (3, 2), "log10": (4, 2), "sqrt": (3, 2),
              "exp": (4, 4), "cosh": (4, 4), "sinh": (4, 4), "cos": (4, 4), "sin": (4, 4),
-             "tanh": (5, 5), "tan": (5, 6)}
+             "tanh": (5, 5), "tan": (6, 6)}
 
 
 @pytest.mark.parametrize("d", COMPLEX, ids=ids(COMPLEX))
