@@ -16,6 +16,7 @@ Complex functions are measured by the table, not bounded here (left out: see the
 Inputs and results below the smallest normal float are left out (XLA CPU flushes subnormals).
 """
 import functools
+import math
 
 import numpy as np
 import pytest
@@ -54,6 +55,8 @@ def test_within_one_ulp(name, dtype, tier):
         assert to_numpy <= 1, f"{name} {dtype}: {P.worst(name, g, w, [a[keep] for a in args])}"
         return
     if ref is None:
+        ref = _float32_reference(name, args, dtype)
+    if ref is None:
         assert to_numpy <= 1, f"{name} {dtype}: {P.worst(name, g, w, [a[keep] for a in args])}"
         return
     to_exact = P.ulp_where_defined(got[tier], ref)
@@ -64,6 +67,29 @@ def test_within_one_ulp(name, dtype, tier):
         f"{name} {dtype}: {to_numpy} ulp from numpy, which is {numpy_off} from exact")
     # and NaN / infinity exactly where numpy has them (ulp_distance is inf otherwise)
     assert np.isfinite(to_numpy)
+
+
+# float32 results of the functions decimal cannot express, from the C library's float64 ones
+# (within 1 ulp of float64, so correctly rounded to float32 but for rare double roundings): the
+# reference where numpy's own float32 kernels are off (its AVX-512 ones: acos, asin, tan, atan2
+# 1-2 ulp from the correctly rounded value, where ours are within 1)
+_MATH64 = {"acos": math.acos, "asin": math.asin, "atan": math.atan, "atan2": math.atan2,
+           "sin": math.sin, "cos": math.cos, "tan": math.tan}
+
+
+def _float32_reference(name, args, dtype):
+    fn = _MATH64.get(name)
+    if fn is None or np.dtype(dtype) != np.float32:
+        return None
+    out = np.full(args[0].shape, np.nan, np.float32)
+    for i in range(out.size):
+        vals = [float(a[i]) for a in args]
+        if all(math.isfinite(v) for v in vals):
+            try:
+                out[i] = np.float32(fn(*vals))
+            except (ValueError, OverflowError):
+                pass
+    return out
 
 
 @pytest.fixture(params=P.TIERS)
@@ -89,15 +115,21 @@ def test_exact_where_numpy_is_exact(tier, dtype):
     top = 10 if dtype is np.float64 else 6
     k10 = np.arange(-top, top + 1).astype(dtype)
     p10 = np.array([10.0 ** k for k in range(-top, top + 1)], dtype)
-    assert (np.log10(p10) == k10).all()  # numpy is exact at every power of ten here
-    np.testing.assert_array_equal(_run(tier, xp.log10, p10), k10)  # log10(0.1) is -1.0, log10(1000) 3.0
+    # The compiled tier is exact at every power of ten and two, and for integer powers of 2 and
+    # 10; the interpreter calls numpy's kernels, exact there on most CPUs but not all (numpy's
+    # AVX-512 ones: float32 log10(1e5) is 5.0000005, float64 10.0 ** -17 is 1 ulp low): there the
+    # interpreter gives numpy's bits, no other
+    numpy_exact = (np.log10(p10) == k10).all()
+    want = k10 if tier == "compiled" or numpy_exact else np.log10(p10)
+    np.testing.assert_array_equal(_run(tier, xp.log10, p10), want)  # log10(0.1) is -1.0, log10(1000) 3.0
     k2 = np.arange(-100, 101).astype(dtype)
     p2 = np.ldexp(1.0, np.arange(-100, 101)).astype(dtype)
     np.testing.assert_array_equal(_run(tier, xp.log2, p2), k2)
     e = np.arange(-20, 21).astype(dtype)
     for base in (2.0, 10.0):
         b = np.full(e.size, base, dtype)
-        np.testing.assert_array_equal(_run(tier, xp.pow, b, e), np.power(b, e))
+        exact = np.array([base ** float(k) for k in e.tolist()], np.float64).astype(dtype)
+        np.testing.assert_array_equal(_run(tier, xp.pow, b, e), exact if tier == "compiled" else np.power(b, e))
     ints = np.arange(0, 4097).astype(dtype)
     np.testing.assert_array_equal(_run(tier, xp.sqrt, ints * ints), ints)
     np.testing.assert_array_equal(_run(tier, xp.exp, np.zeros(3, dtype)), np.ones(3, dtype))
