@@ -132,7 +132,7 @@ def _ticks_during(fn, calls):
 def test_openblas_runs_window_free_products_on_one_thread():
     """The window rule's premise, observed: with numpy's OpenBLAS on 2 threads, the products the
     rule leaves without a window never wake its worker threads (found first as the threads a
-    100x100x100 product, which the rule windows, does wake), over 2000 calls (a woken worker
+    200x200x200 product, which the rule windows, does wake), over 2000 calls (a woken worker
     spins for many clock ticks); and their bits are those of a one-thread run."""
     lib = bt._library("numpy")
     if lib is None or (os.cpu_count() or 1) < 2:
@@ -141,8 +141,9 @@ def test_openblas_runs_window_free_products_on_one_thread():
     rng = np.random.default_rng(3)
     try:
         lib._set(2)
-        big = rng.standard_normal((1, 100, 100))
-        assert bt.numpy_matmul_window(1, 100, 100, 100)
+        # (200^3: OpenBLAS's Haswell kernels thread 100^3 already, its SkylakeX ones not yet)
+        big = rng.standard_normal((1, 200, 200))
+        assert bt.numpy_matmul_window(1, 200, 200, 200)
         workers = {tid for tid, t in _ticks_during(lambda: np.matmul(big, big), 500).items() if t > 0}
         assert workers  # the control: OpenBLAS does run a worker for a product the rule windows
         for m, k, n, same in [(8, 300, 8, True), (64, 64, 64, False), (8, 4000, 8, True), (181, 8, 181, True)]:
