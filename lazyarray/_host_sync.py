@@ -840,6 +840,19 @@ def _float_leaf(leaf, idx):
 _F64_NP = _F64.np
 
 
+def _reshape_index(idx, shape, inner_shape):
+    """The index into an array of `inner_shape` of the element at `idx` of its row-major reshape
+    to `shape`."""
+    flat = 0
+    for i, m in zip(idx, shape):
+        flat = flat * m + i
+    inner = []
+    for m in reversed(inner_shape):
+        flat, i = divmod(flat, m)
+        inner.append(i)
+    return tuple(reversed(inner))
+
+
 def _float_at(node, idx, budget, seen):
     """node[idx] of a computed float64 node of node's shape, as a Python float (`_float_element`);
     raises _Fallback where the graph is not one for this path."""
@@ -888,14 +901,7 @@ def _float_at(node, idx, budget, seen):
             v = -_float_at(a, idx, budget, seen)
     elif op is _RESHAPE:  # (the probe's `reshape(y, -1)` of a y of several axes: `_at`'s index arithmetic)
         x = args[0]
-        flat = 0
-        for i, m in zip(idx, node.shape):
-            flat = flat * m + i
-        inner = []
-        for m in reversed(x.shape):
-            flat, i = divmod(flat, m)
-            inner.append(i)
-        inner = tuple(reversed(inner))
+        inner = _reshape_index(idx, node.shape, x.shape)
         v = _float_leaf(x, inner) if x.op is None else _float_at(x, inner, budget, seen)
     else:
         raise _Fallback
@@ -969,14 +975,7 @@ def _at(node, idx, budget, seen):
     else:
         x = args[0]
         if op is ops.RESHAPE:  # (row-major index arithmetic, as `_push_reshape`)
-            flat = 0
-            for i, m in zip(idx, node.shape):
-                flat = flat * m + i
-            inner = []
-            for m in reversed(x.shape):
-                flat, i = divmod(flat, m)
-                inner.append(i)
-            inner = tuple(reversed(inner))
+            inner = _reshape_index(idx, node.shape, x.shape)
         elif op is ops.TRANSPOSE:
             inner = [0] * len(x.shape)
             for k, p in enumerate(node.attrs.perm):

@@ -147,7 +147,12 @@ def _run_cached_one(plan, node, device, skey):
         return False
     if replay.recipe is None:  # (its second cached run: the graph repeats, record how to match it)
         replay.recipe = _recipe(plan, node, key, compiled, replay, device)
-    inputs = replay.inputs(plan.leaves, device)
+    _execute_short(compiled, replay.inputs(plan.leaves, device), node)
+    return True
+
+
+def _execute_short(compiled, inputs, node):
+    """Run a cached program whose one output is `node` (a short sync: a cache hit) and realize it."""
     metrics.cache_hits += 1
     t0 = time.perf_counter()
     buf, = _runtime.execute(compiled.executable, inputs)
@@ -155,7 +160,6 @@ def _run_cached_one(plan, node, device, skey):
     metrics.executions += 1
     metrics.short_syncs += 1
     node.realize(buf)
-    return True
 
 
 # A recipe: the short path of a repeated one-output read without the plan walk and key lookup.
@@ -342,14 +346,7 @@ def replay_one(node, device, traced, site, candidates):
         if done is not _tier_policy.INTERPRETED:  # (a compile finished meanwhile: run it as usual)
             run(Plan([node]), [node], device, site)
         return True
-    inputs = replay.inputs(leaves, device)
-    metrics.cache_hits += 1
-    t0 = time.perf_counter()
-    buf, = _runtime.execute(compiled.executable, inputs)
-    metrics.execute_seconds += time.perf_counter() - t0
-    metrics.executions += 1
-    metrics.short_syncs += 1
-    node.realize(buf)
+    _execute_short(compiled, replay.inputs(leaves, device), node)
     return True
 
 
