@@ -102,11 +102,6 @@ _NO_SCALAR = object()
 last_scalar = [None]
 
 
-def forget_scalar_leaves():
-    """Empty `scalar_leaves` (and so `last_scalar`): later uses of a scalar get new leaves."""
-    scalar_leaves.clear()
-
-
 def scalar_leaf(value, dtype):
     """The 0-D host leaf of the Python scalar `value` in `dtype`: the same object (the `1.0` of
     a loop's `y = y + 1.0`) gives the same leaf until the next sync. A program then takes it as
@@ -120,7 +115,7 @@ def scalar_leaf(value, dtype):
         return leaf
     leaf = Node(None, (), (), (), dtype, value)
     if len(scalar_leaves) >= SCALAR_LEAF_CACHE:
-        forget_scalar_leaves()
+        scalar_leaves.clear()
     scalar_leaves[id(value)] = leaf
     last_scalar[0] = leaf
     return leaf
@@ -431,7 +426,7 @@ class Plan:
 
     def __init__(self, outputs=()):
         if scalar_leaves:  # a sync: later uses of a scalar get new leaves (`scalar_leaf`)
-            forget_scalar_leaves()
+            scalar_leaves.clear()
         self.order, self.leaves, self.sig, self.index = [], [], [], {}
         self.steps = None  # the interpreter's schedule, when its caller kept one (`_interpret.schedule`)
         self.add(outputs)
@@ -724,7 +719,7 @@ def computed_nodes(outputs):
     own plans make again (~0.2 ms instead of ~0.5 for a 1000-node cut). Starts a sync as a
     `Plan` does: later uses of a Python scalar get new leaves (`scalar_leaf`)."""
     if scalar_leaves:
-        forget_scalar_leaves()
+        scalar_leaves.clear()
     seen = {}  # node -> None: keyed by the node itself, as `Plan.index`; insertion-ordered
     stack = [o for o in outputs if o.op is not None]
     pop, push = stack.pop, stack.append

@@ -127,8 +127,6 @@ def _end(root, fam):
     root.__class__ = fam.plain_cls
 
 
-
-
 _IS_VIEW = {}  # class -> whether its arrays are views (have a `_base`)
 
 

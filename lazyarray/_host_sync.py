@@ -335,6 +335,19 @@ def _scalar_leaf_op(node, op):
     npt = a.dtype.np.type
     if b.dtype.np.type is not npt or npt not in _SCALAR_TYPES:
         return None
+    try:
+        v = _scalar_pair(op, node.attrs, a, b, npt, _SCALAR_MATH)
+    except Exception:  # noqa: BLE001 - the usual path reports it, at this same call
+        return None
+    if type(v) is not node.dtype.np.type:  # (None, or never for these ops and dtypes: the general path)
+        return None
+    return _realized(node, v)
+
+
+def _scalar_pair(op, attrs, a, b, npt, fns):
+    """op(a, b) of two 0-D leaves whose dtype's scalar type is `npt`, by numpy's scalar math
+    (`fns`: op -> its function; a compare by `_SCALAR_COMPARE`, quiet on NaN), or None where an
+    operand is not one to take (`_numpy_scalar`)."""
     va, vb = a.host, b.host
     if type(va) is not npt:  # (the usual operand, `t[i]`'s element, is one already: no call)
         va = _numpy_scalar(a, va, npt)
@@ -344,20 +357,13 @@ def _scalar_leaf_op(node, op):
         vb = _numpy_scalar(b, vb, npt)
         if vb is None:
             return None
+    if op is _COMPARE_OP:  # (quiet on NaN: numpy's flags untouched)
+        return _SCALAR_COMPARE[attrs.direction](va, vb)
+    quiet = numpy_errors_quiet()
     try:
-        if op is _COMPARE_OP:  # (quiet on NaN: numpy's flags untouched)
-            v = _SCALAR_COMPARE[node.attrs.direction](va, vb)
-        else:
-            quiet = numpy_errors_quiet()
-            try:
-                v = _SCALAR_MATH[op](va, vb)
-            finally:
-                numpy_errors_loud(quiet)
-    except Exception:  # noqa: BLE001 - the usual path reports it, at this same call
-        return None
-    if type(v) is not node.dtype.np.type:  # (never, for these ops and dtypes: the general path)
-        return None
-    return _realized(node, v)
+        return fns[op](va, vb)
+    finally:
+        numpy_errors_loud(quiet)
 
 
 # ---------------------------------------------------------------- an op on two host scalars
@@ -384,26 +390,9 @@ def fold_leaves(op, attrs, a, b, device):
     if npt not in _SCALAR_TYPES or (op is _MULTIPLY and a.dtype.kind == "f") \
             or (op is _DIVIDE and a.dtype.kind != "f") or not usable(device):
         return None
-    va, vb = a.host, b.host
-    if type(va) is not npt:
-        va = _numpy_scalar(a, va, npt)
-        if va is None:
-            return None
-    if type(vb) is not npt:
-        vb = _numpy_scalar(b, vb, npt)
-        if vb is None:
-            return None
-    if op is _COMPARE_OP:  # (quiet on NaN: numpy's flags untouched)
-        v = _SCALAR_COMPARE[attrs.direction](va, vb)
-        out = dt.bool
-    else:
-        quiet = numpy_errors_quiet()
-        try:
-            v = _FOLD_MATH[op](va, vb)
-        finally:
-            numpy_errors_loud(quiet)
-        out = a.dtype
-    if type(v) is not out.np.type:  # (never, for these ops and dtypes)
+    v = _scalar_pair(op, attrs, a, b, npt, _FOLD_MATH)
+    out = dt.bool if op is _COMPARE_OP else a.dtype
+    if type(v) is not out.np.type:  # (None, or never for these ops and dtypes)
         return None
     if _config.verify:  # the graph verifier, on the node this value stands for
         _verify.verify([Node(op, (a, b), attrs, (), out)], [a, b])

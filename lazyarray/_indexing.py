@@ -259,16 +259,35 @@ def setitem(x, key, value, /):
         # update of the base instead of one of the view and one of the base (scikit-learn's
         # `_add_to_diagonal` writes a view's diagonal element by element); the view reads its
         # new value from the base when next used, as after any write into its base
-        while type(x) is _View and type(x._step) is BasicIndex:
-            axes = compose(x._step, axes)
-            x = x._base
+        x, axes = _write_target(x, axes, pattern)
         x._rebind(slice_write(x._node, axes, out_shape, vnode))
 
 
-# The base axes an element write through a basic view composes to, by (the view's step, the
-# key's pattern): a pure function of the step's axes and shape and the key (the step object is
-# shared by every view made from one read plan), bounded as the plans are.
+# The base axes a write through a basic view composes to, by (the view's step, the key's
+# pattern): a pure function of the step's axes and shape and the key (the step object is shared
+# by every view made from one read plan), bounded as the plans are.
 _composed = {}  # (BasicIndex step, pattern) -> composed axes
+
+
+def _write_target(x, axes, pattern):
+    """The array a write of `axes` into `x` lands in, and the axes there: through a chain of basic
+    views, their base at the composed index (the first view's composition kept by its step and the
+    key's `pattern`, when there is one). Called with the write lock held."""
+    if type(x) is _View and type(x._step) is BasicIndex:
+        if pattern is None:
+            axes = compose(x._step, axes)
+        else:
+            key = (x._step, pattern)
+            composed = _composed.get(key)
+            if composed is None:
+                composed = compose(x._step, axes)
+                _store(_composed, key, composed)
+            axes = composed
+        x = x._base
+        while type(x) is _View and type(x._step) is BasicIndex:  # (a view of a view)
+            axes = compose(x._step, axes)
+            x = x._base
+    return x, axes
 
 
 def _write_element(x, vnode, axes, pattern):
@@ -278,17 +297,7 @@ def _write_element(x, vnode, axes, pattern):
     axis of a nonempty base, the value 0-D of its dtype). scikit-learn's `_add_to_diagonal`
     writes each diagonal element of a view so."""
     with _views.write_lock:
-        if type(x) is _View and type(x._step) is BasicIndex:
-            key = (x._step, pattern)
-            composed = _composed.get(key)
-            if composed is None:
-                composed = compose(x._step, axes)
-                _store(_composed, key, composed)
-            axes = composed
-            x = x._base
-            while type(x) is _View and type(x._step) is BasicIndex:  # (a view of a view)
-                axes = compose(x._step, axes)
-                x = x._base
+        x, axes = _write_target(x, axes, pattern)
         node = x._node
         args = [node, vnode]
         for a in axes:

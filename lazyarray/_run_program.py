@@ -249,7 +249,7 @@ def _matcher(sig):
     lines = []
     done = []     # positions reached so far, in the walk's order
 
-    def emit(p, depth):
+    def emit(p):
         entry = sig[p]
         v = f"n{p}"
         pad = " " * 4
@@ -273,12 +273,12 @@ def _matcher(sig):
                     lines.append(f"{pad}if a{p}[{j}] is not n{i}: return None")
                 else:
                     lines.append(f"{pad}n{i} = a{p}[{j}]")
-                    emit(i, depth + 1)
+                    emit(i)
                     reached = set(done)
         done.append(p)
 
     root = len(sig) - 1
-    emit(root, 0)
+    emit(root)
     if sorted(done) != list(range(len(sig))):
         raise ValueError("signature not reached in one walk")
     leaves = [p for p in range(len(sig)) if len(sig[p]) == 3]
@@ -329,9 +329,7 @@ def replay_one(node, device, traced, site, candidates):
                 or device.platform not in _tier_policy.HOST_PLATFORMS or key in state.programs \
                 or (future is not None and future is not COMPILE_FAILED and future.done()):
             return False
-    n = len(order) if len(order) > traced else traced
-    last = state.last_chunk
-    if n >= _segment.MIN_NODES or (last is not None and n >= len(last)):  # (`_segment.worth_trying`)
+    if _segment.worth_trying(len(order) if len(order) > traced else traced):
         return False
     if candidates and overlapping(set(order), candidates):
         return False

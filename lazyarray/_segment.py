@@ -461,17 +461,12 @@ def _repeat(nodes, ranges, need, reads):
         for k in slots:
             flat = base + np.arange(g0, g1, dtype=np.int64) * width + columns[k]
             stacks.append(_positions(reads, flat))
-            column = _operands_at(nodes, reads, flat)
-            dtype = inputs[k].dtype
-            vec = np.array([np.asarray(a.host, dtype=dtype.np) for a in column], dtype=dtype.np)
-            vec = np.concatenate([vec, np.repeat(vec[-1:], STACK - len(vec))])
-            values[k] = leaf_from_host(vec, (STACK,), dtype)
-        count = leaf_from_host(np.asarray(g1 - g0, dtype=np.int64), (), _dtypes.int64)
-        op_args, attrs = (count,) + tuple(values), REPEAT.Attrs(body)
+            values[k] = _stacked(_operands_at(nodes, reads, flat), inputs[k].dtype)
         last = nodes[outs[g1 - 1]]
-        if not _fits(body, values) or REPEAT.rule(op_args, attrs) != (last.shape, last.dtype):
+        made = _repeat_operands(body, values, g1 - g0, last)
+        if made is None:
             return None
-        loops.append((last, op_args, attrs))
+        loops.append((last, *made))
         _made.append((outs[g1 - 1], g1 - g0, body, _positions(reads, at), tuple(zip(slots, stacks)), ranges[g0][0]))
     for last, op_args, attrs in loops:  # (in place only once every group qualified)
         last.op, last.args, last.attrs = REPEAT, op_args, attrs
@@ -573,18 +568,14 @@ def _replay(recipe, nodes, objects):
     for i, passes, body, at, stacks in recipe.groups:
         values = [nodes[o].args[f] for o, f in at]
         for k, column in stacks:
-            dtype = body.params[k].dtype
-            vec = np.array([np.asarray(nodes[o].args[f].host, dtype=dtype.np) for o, f in column], dtype=dtype.np)
-            vec = np.concatenate([vec, np.repeat(vec[-1:], STACK - len(vec))])
-            values[k] = leaf_from_host(vec, (STACK,), dtype)
-        count = leaf_from_host(np.asarray(passes, dtype=np.int64), (), _dtypes.int64)
-        op_args, attrs = (count,) + tuple(values), REPEAT.Attrs(body)
+            values[k] = _stacked([nodes[o].args[f] for o, f in column], body.params[k].dtype)
         last = nodes[i]
-        if not _fits(body, values) or REPEAT.rule(op_args, attrs) != (last.shape, last.dtype):
+        made = _repeat_operands(body, values, passes, last)
+        if made is None:
             for node, args, a in undo:
                 node.args, node.attrs = args, a
             return None
-        loops.append((last, op_args, attrs))
+        loops.append((last, *made))
     for last, op_args, attrs in loops:
         last.op, last.args, last.attrs = REPEAT, op_args, attrs
     return [[nodes[i] for i in piece] for piece in recipe.pieces], len(nodes) - recipe.last
@@ -594,6 +585,23 @@ def _positions(reads, flat):
     """(node position, operand position) of each flat operand position in `flat`."""
     owners = reads.owner[flat]
     return tuple(zip(owners.tolist(), (flat - reads.start[owners]).tolist()))
+
+
+def _stacked(column, dtype):
+    """A REPEAT's per-pass scalars (`column`: one 0-D host leaf a pass, in order) as one vector
+    leaf of STACK, the last repeated to fill it."""
+    vec = np.array([np.asarray(a.host, dtype=dtype.np) for a in column], dtype=dtype.np)
+    vec = np.concatenate([vec, np.repeat(vec[-1:], STACK - len(vec))])
+    return leaf_from_host(vec, (STACK,), dtype)
+
+
+def _repeat_operands(body, values, passes, last):
+    """(operands, attributes) of a REPEAT of `passes` passes of `body` on `values`, to replace
+    the node `last`; None where they do not fit the body or `last`'s shape and dtype."""
+    op_args, attrs = (leaf_from_host(np.asarray(passes, dtype=np.int64), (), _dtypes.int64),) + tuple(values), REPEAT.Attrs(body)
+    if not _fits(body, values) or REPEAT.rule(op_args, attrs) != (last.shape, last.dtype):
+        return None
+    return op_args, attrs
 
 
 def _fits(body, values):

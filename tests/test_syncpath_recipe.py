@@ -13,19 +13,7 @@ from lazyarray._graph import Plan
 @pytest.fixture
 def spy(fresh, monkeypatch):
     """The recipes of the reads the recipe path served, in order."""
-    served = []
-    real = _run_program.replay_one
-
-    def counting(node, device, traced, site, candidates):
-        kept = state.recipes.get((node.op, node.shape), ())
-        matching = next((r for r in kept if r.match(node) is not None), None)
-        done = real(node, device, traced, site, candidates)
-        if done:
-            served.append(matching)
-        return done
-    from lazyarray import _engine
-    monkeypatch.setattr(_engine, "_replay_one", counting)
-    return served
+    return _served(monkeypatch)
 
 
 def _matcher_of(y):
@@ -163,6 +151,7 @@ def test_verify_runs_on_the_recipe_path(spy, monkeypatch):
 
 
 def _served(monkeypatch):
+    """The recipes of the reads the recipe path serves from now on, in order (a list)."""
     served = []
     real = _run_program.replay_one
 

@@ -143,7 +143,7 @@ def test_last_scalar_reset_with_the_table():
     c = 2.0
     y = x * c
     with _graph.lock:
-        _graph.forget_scalar_leaves()
+        _graph.scalar_leaves.clear()
         assert _graph.last_scalar[0].host is not c
         assert not _graph.scalar_leaves
     z = x * c

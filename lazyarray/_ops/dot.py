@@ -55,10 +55,7 @@ def _real_matmul(xm, ym, window, finite=_all_finite):
     the NaN of 0 * inf, so non-finite operands take plain loops. `window`: whether the product
     needs a one-thread window on numpy's BLAS (`_blas_threads.numpy_matmul_window`)."""
     if finite(xm, ym):
-        if not window:
-            return np.matmul(xm, ym)
-        with _blas_threads.numpy_one_thread():
-            return np.matmul(xm, ym)
+        return _blas_product(xm, ym, window)
     return np.einsum("bmk,bkn->bmn", xm, ym)
 
 
@@ -167,24 +164,27 @@ def _dot_step(px, py, xs, ys, window, shape, gram, side, x, y):
     xm = (x if px is None else np.transpose(x, px)).reshape(xs)
     ym = (y if py is None else np.transpose(y, py)).reshape(ys)
     if gram and x is y:
-        r = _blas_product(xm, ym, window)
-        if np.isfinite(r).all() or np.isfinite(x).all():
-            return r.reshape(shape)
-        return np.einsum("bmk,bkn->bmn", xm, ym).reshape(shape)
+        return _product_where_finite(xm, ym, window, x).reshape(shape)
     if side:
         small, large = (xm, ym) if side == 1 else (ym, xm)
         if np.isfinite(small).all() and small.all():
-            r = _blas_product(xm, ym, window)
-            if np.isfinite(r).all() or np.isfinite(large).all():
-                return r.reshape(shape)
-            return np.einsum("bmk,bkn->bmn", xm, ym).reshape(shape)
+            return _product_where_finite(xm, ym, window, large).reshape(shape)
     if not window and (np.isfinite(x).all() if x is y else np.isfinite(xm).all() and np.isfinite(ym).all()):
         return np.matmul(xm, ym).reshape(shape)
     return _real_matmul(xm, ym, window).reshape(shape)
 
 
+def _product_where_finite(xm, ym, window, rest):
+    """BLAS's product where it is finite or `rest` (the operand the product does not vouch for,
+    `_finiteness`) is; einsum's otherwise (a non-finite operand: `_real_matmul`'s rule)."""
+    r = _blas_product(xm, ym, window)
+    if np.isfinite(r).all() or np.isfinite(rest).all():
+        return r
+    return np.einsum("bmk,bkn->bmn", xm, ym)
+
+
 def _blas_product(xm, ym, window):
-    """np.matmul, in a one-thread window on numpy's BLAS where `window` says (`_real_matmul`'s call)."""
+    """np.matmul, in a one-thread window on numpy's BLAS where `window` says."""
     if not window:
         return np.matmul(xm, ym)
     with _blas_threads.numpy_one_thread():
