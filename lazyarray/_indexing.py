@@ -13,7 +13,7 @@ import numpy as np
 
 from . import _dtypes as dt
 from . import _ops as ops
-from . import _host_sync, _views
+from . import _host_sync, _mask_index, _views
 from ._advanced_indexing import getitem_advanced, setitem_advanced
 from ._array_object import Array, _View, check_writable, strides_of
 from ._basic_indexing import (
@@ -63,6 +63,9 @@ def getitem(x, key, /):
     pattern = _pattern(key)
     if pattern is not None:
         return _basic_read(x, key, pattern)
+    out = _mask_index.read(x, key)  # (x[m] of a 1-D mask: the general path's nodes, bound at once)
+    if out is not None:
+        return out
     key = _host_arrays_to_ours(key, x)
     items = expand(key, x.ndim)
     if is_basic(items):
@@ -237,6 +240,11 @@ def setitem(x, key, value, /):
     pattern = _pattern(key)
     hit = None if pattern is None else _write_plans.get((meta.shape, pattern))
     if hit is None:
+        mask = None if pattern is not None else _mask_index.mask_of(x, key)
+        if mask is not None:  # (x[m] = v of a 1-D mask: the general path's nodes, bound at once)
+            vnode = _value_node(x, meta.dtype, value)
+            with _views.write_lock:
+                return _mask_index.write(x, mask, vnode)
         key = _host_arrays_to_ours(key, x)
         items = expand(key, len(meta.shape))
         vnode = _value_node(x, meta.dtype, value)

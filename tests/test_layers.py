@@ -55,6 +55,7 @@ LAYERS = {
     "lazyarray._indexing": ARRAY,                       # __getitem__/__setitem__: basic or advanced
     "lazyarray._basic_indexing": ARRAY,                 # integers, slices, ellipsis, None
     "lazyarray._advanced_indexing": ARRAY,              # integer arrays and boolean masks
+    "lazyarray._mask_index": ARRAY,                     # x[m], x[m] = v of a 1-D mask, bound at once
     "lazyarray._views": ARRAY,                          # view steps (forward/inverse)
     "lazyarray._host_alias": ARRAY,                     # numpy arrays aliasing our arrays
     "lazyarray._host_data": ARRAY,                      # numpy data entering a graph

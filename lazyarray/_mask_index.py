@@ -1,0 +1,124 @@
+"""The commonest boolean-mask indexing, `x[m]` and `x[m] = v` for a 1-D bool array m over x's
+first axis (the key `m`, or `m` followed by full slices), bound without the general path's key
+parsing: what `_advanced_indexing` builds for that key, node for node, in a few calls.
+
+SciPy's elementwise iterative solvers (`find_minimum`, `find_root`, `derivative`, `jacobian`,
+`tanhsinh`) index every work array by a mask each iteration, ~1,700 indexing calls a
+`find_minimum` call: the general path's ~16 us a read and ~25-37 us a write were most of their
+time. Anything else (another key, a k-D or 0-D mask, a mask of another shape or device: the
+general path's errors) is left to the general path (`mask_of` / `read` return None).
+
+A read whose array is already computed in host-readable memory (a host value or a CPU buffer,
+as `_indexing._element` reads one element) and whose mask's positions are a host leaf (one CPU
+device: `_advanced_indexing._host_positions`) is computed at once by numpy into a host leaf, when
+small (`EAGER_ELEMENTS`): a gather is exact, so the value is the gather's, and it enters later
+graphs as a parameter instead of a node to interpret.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import _dtypes as dt
+from . import _ops as ops
+from ._advanced_indexing import true_positions
+from ._array_object import Array
+from ._basic_indexing import check_assignable
+from ._graph import leaf_from_host
+
+# output elements up to which a read of a host-readable array by a host mask is computed at once
+EAGER_ELEMENTS = 4096
+_CAUSE = "boolean index"  # (the general path's sync cause)
+_FULL = slice(None)
+
+
+def mask_of(x, key):
+    """The mask of a key `m` or `(m, :, ..., :)` with m a 1-D bool array of x's first axis and
+    device, else None."""
+    if type(key) is tuple:
+        if not key or len(key) > len(x._node.shape):
+            return None
+        for k in key[1:]:
+            if type(k) is not slice or k != _FULL:
+                return None
+        key = key[0]
+    if not isinstance(key, Array):
+        return None
+    mnode = key._node
+    shape = x._node.shape
+    if mnode.dtype is not dt.bool or len(mnode.shape) != 1 or not shape or mnode.shape[0] != shape[0] \
+            or key._device != x._device:
+        return None
+    return key
+
+
+def _host_value(node, device):
+    """node's value as a numpy array when it is computed and host-readable, else None."""
+    if node.op is not None:
+        return None
+    if node.buffer is None:
+        host = node.host
+        if type(host) is np.ndarray and host.dtype == node.dtype.np:
+            return host
+        return None
+    if device.platform == "cpu" and device.mesh is None:
+        return np.asarray(node.buffer)
+    return None
+
+
+def read(x, key):
+    """x[key] for a mask key (`mask_of`), or None."""
+    m = mask_of(x, key)
+    if m is None:
+        return None
+    node = x._node
+    device = x._device
+    flat, count = true_positions(m._node, m._device, _CAUSE)
+    out_shape = (count,) + node.shape[1:]
+    size = count
+    for n in node.shape[1:]:
+        size *= n
+    if size == 0:
+        return Array._wrap(ops.constant(0, node.dtype, out_shape), device)
+    if size <= EAGER_ELEMENTS and flat.op is None and type(flat.host) is np.ndarray:
+        host = _host_value(node, device)
+        if host is not None:
+            return Array._wrap(leaf_from_host(host[flat.host], out_shape, node.dtype), device)
+    # (`_plan`: the region is x's node, one column of positions; `getitem_advanced`'s gather)
+    return Array._wrap(ops.gather_points(node, ops.reshape(flat, (count, 1)), (0,)), device)
+
+
+def _fits(value_shape, target):
+    """Whether a value of value_shape broadcasts to target (`check_assignable` without raising)."""
+    lead = len(target) - len(value_shape)
+    if lead < 0:
+        return False
+    for i, n in enumerate(value_shape):
+        if n != 1 and n != target[lead + i]:
+            return False
+    return True
+
+
+def write(x, m, vnode):
+    """x[m] = vnode (a node of x's dtype) for the mask `mask_of` found in a key. The caller holds
+    the write lock and has checked that x is writable."""
+    node = x._node
+    shape = node.shape
+    rest = shape[1:]
+    one = (1,) + rest
+    if _fits(vnode.shape, one):
+        # `_mask_select`: a value independent of the count is a select over x's whole node, no sync
+        if 0 in shape:
+            return
+        upd = ops.broadcast_to(ops.broadcast_to(vnode, one), shape)
+        pred = ops.broadcast_to(ops.reshape(m._node, shape[:1] + (1,) * len(rest)), shape)
+        x._rebind(ops.select(pred, upd, node))
+        return
+    flat, count = true_positions(m._node, m._device, _CAUSE)
+    node = x._node  # (after the sync: `_plan` reads the region then)
+    out_shape = (count,) + rest
+    check_assignable(vnode.shape, out_shape)
+    if 0 in out_shape:
+        return
+    # (`setitem_advanced`: a scatter into the region, x's whole node, which `write_basic` binds)
+    upd = ops.broadcast_to(vnode, out_shape)
+    x._rebind(ops.scatter_points(node, ops.reshape(flat, (count, 1)), upd, (0,)))

@@ -1,0 +1,162 @@
+"""Session 13, issue 11 target 1 (SciPy's call table): `x[m]` and `x[m] = v` of a 1-D bool mask
+over x's first axis bind their nodes at once (`_mask_index`): the general path's nodes
+(`_advanced_indexing.getitem_advanced` / `setitem_advanced`), node for node; a read of a computed
+host-readable array by a host mask is computed at once into a host leaf (a gather is exact).
+Values against numpy, in both tiers; other keys and bad keys keep the general path and its errors."""
+import numpy as np
+import pytest
+
+import lazyarray as xp
+from lazyarray import _advanced_indexing, _indexing, _mask_index, _views
+from lazyarray._basic_indexing import expand
+
+pytestmark = pytest.mark.usefixtures("both_tiers")
+
+rng = np.random.default_rng(13)
+SHAPES = [(9,), (9, 2), (4, 3, 2), (1,), (0,), (0, 3)]
+DENSITIES = [0.0, 0.4, 1.0]
+
+
+def _data(shape, density, dtype=np.float64):
+    x = (rng.standard_normal(shape) * 10).astype(dtype)
+    m = rng.random(shape[:1]) < density
+    return x, m
+
+
+def _pending(x):
+    """A pending array of x's values (a node, not a leaf)."""
+    a = xp.asarray(x)
+    return a + xp.zeros_like(a)
+
+
+def _general_read(x, key):
+    return _advanced_indexing.getitem_advanced(x, expand(key, x.ndim))
+
+
+def _general_write(x, key, value):
+    vnode = _indexing._value_node(x, x.dtype, value)
+    with _views.write_lock:
+        _advanced_indexing.setitem_advanced(x, expand(key, x.ndim), vnode)
+
+
+def _keys(m, ndim):
+    return [m] + ([(m, slice(None))] if ndim > 1 else []) + ([(m, slice(None), slice(None))] if ndim > 2 else [])
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("density", DENSITIES)
+def test_read_values_and_nodes(shape, density):
+    x, m = _data(shape, density)
+    for mask in (xp.asarray(m), xp.asarray(m) | xp.asarray(m)):  # a host leaf, a pending mask
+        for key in _keys(mask, len(shape)):
+            a = _pending(x)
+            got = a[key]
+            want = _general_read(a, key)
+            assert xp.graph_text(got) == xp.graph_text(want)
+            np.testing.assert_array_equal(np.asarray(got), x[m])
+            assert got.shape == x[m].shape and got.dtype == want.dtype
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("density", DENSITIES)
+def test_read_of_computed_array_is_a_host_leaf(shape, density):
+    x, m = _data(shape, density)
+    a = xp.asarray(x)
+    realized = _pending(x)
+    np.asarray(realized)  # computed: a host value (interpreter) or a CPU buffer (compiled)
+    for arr in (a, realized):
+        got = arr[xp.asarray(m)]
+        np.testing.assert_array_equal(np.asarray(got), x[m])
+        if got.size:
+            assert got._node.op is None  # no node to run: the gather's value, computed now
+    # a write into the source afterwards leaves the read value as it was
+    b = xp.asarray(x)
+    got = b[xp.asarray(m)]
+    b[...] = -1.0
+    np.testing.assert_array_equal(np.asarray(got), x[m])
+
+
+def test_large_read_stays_a_gather():
+    n = _mask_index.EAGER_ELEMENTS + 1
+    x = np.arange(n, dtype=np.float64)
+    m = np.ones(n, bool)
+    got = xp.asarray(x)[xp.asarray(m)]
+    assert got._node.op is not None
+    np.testing.assert_array_equal(np.asarray(got), x)
+
+
+VALUES = [  # value for (count, rest): a function of (count, rest shape)
+    lambda c, r: 2.5,                                  # Python scalar: the select path
+    lambda c, r: np.float64(-3.0),
+    lambda c, r: np.full((1,) + r, 7.0),               # broadcasts as one row: the select path
+    lambda c, r: np.arange(c * int(np.prod(r)), dtype=np.float64).reshape((c,) + r) + 0.5,  # scatter
+    lambda c, r: np.full(r, 4.0) if r else 4.0,        # trailing row
+]
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("density", DENSITIES)
+@pytest.mark.parametrize("value", range(len(VALUES)))
+def test_write_values_and_nodes(shape, density, value):
+    x, m = _data(shape, density)
+    count = int(m.sum())
+    v = VALUES[value](count, tuple(shape[1:]))
+    want = x.copy()
+    want[m] = v
+    for as_array in (False, True):
+        for pending_mask in (False, True):
+            mask = xp.asarray(m)
+            if pending_mask:
+                mask = mask | mask
+            vv = xp.asarray(v) if as_array or not np.isscalar(v) else v
+            for key in _keys(mask, len(shape)):
+                fast, general = _pending(x), _pending(x)
+                fast[key] = vv
+                _general_write(general, key, vv)
+                assert xp.graph_text(fast) == xp.graph_text(general)
+                np.testing.assert_array_equal(np.asarray(fast), want)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.bool_, np.float32, np.complex128])
+def test_write_dtypes(dtype):
+    x, m = _data((9,), 0.5, dtype)
+    a = xp.asarray(x)
+    v = x[:int(m.sum())][::-1].copy()
+    a[xp.asarray(m)] = xp.asarray(v)
+    want = x.copy()
+    want[m] = v
+    np.testing.assert_array_equal(np.asarray(a), want)
+    np.testing.assert_array_equal(np.asarray(a[xp.asarray(m)]), want[m])
+
+
+def test_write_through_view_and_alias():
+    x = np.arange(12.0)
+    base = xp.asarray(x)
+    view = base[2:8]                       # a basic view: the write lands in the base
+    m = np.array([True, False, True, True, False, False])
+    view[xp.asarray(m)] = xp.asarray(np.array([-1.0, -2.0, -3.0]))
+    want = x.copy()
+    want[2:8][m] = [-1.0, -2.0, -3.0]
+    np.testing.assert_array_equal(np.asarray(base), want)
+    np.testing.assert_array_equal(np.asarray(view), want[2:8])
+    alias = np.asarray(base)               # a numpy alias sees our writes, and we see its
+    base[xp.asarray(want > 0)] = 0.5
+    want[want > 0] = 0.5
+    np.testing.assert_array_equal(alias, want)
+    alias[0] = 9.0
+    want[0] = 9.0
+    np.testing.assert_array_equal(np.asarray(base[xp.asarray(want > 1)]), want[want > 1])
+
+
+def test_errors_keep_the_general_path():
+    a = xp.asarray(np.arange(6.0))
+    with pytest.raises(IndexError):
+        a[xp.asarray(np.ones(5, bool))]
+    with pytest.raises(IndexError):
+        a[xp.asarray(np.ones(5, bool))] = 1.0
+    m = xp.asarray(np.array([True, False, True, False, False, False]))
+    with pytest.raises(ValueError):
+        a[m] = xp.asarray(np.ones(3))     # 3 values for 2 places
+    with pytest.raises(TypeError):
+        a[m] = 1j
+    np.testing.assert_array_equal(np.asarray(a), np.arange(6.0))  # nothing written
