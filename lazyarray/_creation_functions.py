@@ -11,6 +11,7 @@ from . import _dtypes as dt
 from . import _ops as ops
 from . import _views
 from . import _borrowed_host
+from . import _runtime
 from ._array_object import Array, make_view
 from ._devices import check_device
 from ._typing import Any, DeviceLike, DType, Literal, Scalar, Shape, SupportsBufferProtocol
@@ -142,7 +143,7 @@ def _host_copy_leaf(obj, dtype):
     against ~1-2 us for the host copy, and reading a fresh device buffer back ~5-20 us more."""
     host = normalized(obj, dtype)
     if host is obj or host.base is not None:  # (not a fresh array of its own: cast, swapped, reordered)
-        host = np.array(host, copy=True)
+        host = _runtime.private_copy(host)  # (a large one at an address a device buffer can adopt)
     return leaf_from_host(host, host.shape, dt.from_numpy(host.dtype))
 
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import collections
 import math
-import sys
 
 import numpy as np
 
@@ -303,11 +302,11 @@ def _host_leaf_view(node, device):
     nothing but its array (`host_view` asks). Else None (the caller copies). The view is the node's value until
     `unshare` gives the node a copy; no device buffer is lent, so the pool is not involved."""
     host = node.host
-    if type(host) is not np.ndarray or host.base is not None or not host.flags.writeable \
+    if type(host) is not np.ndarray or not host.flags.writeable \
             or device.platform != "cpu" or device.mesh is not None or not node.shape \
             or host.shape != node.shape or host.dtype != node.dtype.np or not host.size:
         return None
-    if sys.getrefcount(host) > _HOST_VALUE_SOLE_REFS:
+    if not _runtime.sole_value(host, _HOST_VALUE_SOLE_REFS):  # (owning its memory, or a private copy's)
         return None
     metrics.zero_copy_reads += 1
     return host.view()

@@ -25,6 +25,7 @@ import time
 
 import numpy as np
 
+from . import _runtime
 from ._blas_threads import _KERNEL_OPS
 from ._graph import Plan
 from ._ops.core import host_step, node_value
@@ -406,6 +407,6 @@ def _outputs(vals, out_pos, outputs):
     for o, p in zip(outputs, out_pos):
         v = vals[p]
         if not (v.flags.owndata and v.flags.writeable and v.flags.c_contiguous):
-            v = np.array(v, dtype=o.dtype.np, order="C", copy=True)
+            v = _runtime.private_copy(v, o.dtype.np)  # (a large one: a device buffer can adopt it)
         out.append(v)
     return out

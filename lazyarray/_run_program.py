@@ -516,6 +516,11 @@ def exported_buffer(leaf, device):
     return input_buffer(leaf, device, own=True)
 
 
+# sys.getrefcount of a leaf's host value inside `input_buffer` when only the leaf holds it: the
+# leaf's slot, the local name and getrefcount's argument
+_LEAF_VALUE_REFS = 3
+
+
 def input_buffer(leaf, device, own=False):
     """A leaf's device buffer; a host leaf (a scalar, or a value the interpreter computed) is sent
     once (a 0-D one through `host_buffer`'s cache, and it stays a host leaf, unless `own`)."""
@@ -523,7 +528,10 @@ def input_buffer(leaf, device, own=False):
         value = np.asarray(leaf.host, dtype=leaf.dtype.np)
         if not leaf.shape and not own:  # (shared by every 0-D input of these bytes: never the leaf's own)
             return host_buffer(value, device)
-        leaf.buffer = _runtime.put(value, device._pjrt)
+        if value is leaf.host and _runtime.sole_value(value, _LEAF_VALUE_REFS):
+            leaf.buffer = _runtime.put_private(value, device._pjrt)  # (its memory becomes the buffer)
+        else:
+            leaf.buffer = _runtime.put(value, device._pjrt)
         metrics.bytes_to_device += value.nbytes
         leaf.host = None
     return leaf.buffer

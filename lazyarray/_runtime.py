@@ -8,6 +8,7 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import os
+import sys
 import threading
 
 import numpy as np
@@ -124,6 +125,58 @@ def put(value: np.ndarray, device, spec=None):
                                       [value[where[d]] for d in devs], devs, True, True, _HOST_COPY, True)
     return _xc.batched_device_put(_aval(value.shape, value.dtype), _one_device(device),
                                   [value], [device], True, True, _HOST_COPY, True)
+
+
+# A host array whose memory starts at a multiple of XLA's CPU buffer alignment (64 bytes) can
+# become a CPU device buffer without a copy (`put_private`); numpy's memory starts 16 bytes into
+# glibc's blocks, so a large array never does by chance: `private_copy` makes such arrays.
+HOST_ALIGN = 64
+# Below this size a copy costs less than the bookkeeping of taking the memory over (and the
+# memory does not matter): `private_copy` is numpy's plain copy and `put_private` copies.
+PRIVATE_MIN_BYTES = 1 << 20
+_ZERO_COPY = _xc.HostBufferSemantics.ZERO_COPY
+_uint8 = np.dtype(np.uint8)
+
+
+def private_copy(value: np.ndarray, dtype=None) -> np.ndarray:
+    """A C-ordered copy of `value` (cast to `dtype` when given, as `np.array` casts) that nobody
+    else holds; from `PRIVATE_MIN_BYTES` on, at an address XLA's CPU client can adopt as a device
+    buffer (`put_private`). Such a copy is a view of a private uint8 block (its `base`), whose
+    views hold that block: `sole_value` counts them."""
+    dtype = value.dtype if dtype is None else np.dtype(dtype)
+    nbytes = value.size * dtype.itemsize
+    if nbytes < PRIVATE_MIN_BYTES:
+        return np.array(value, dtype=dtype, copy=True, order="C")
+    block = np.empty(nbytes + HOST_ALIGN, _uint8)
+    start = -block.ctypes.data % HOST_ALIGN
+    out = block[start:start + nbytes].view(dtype).reshape(value.shape)
+    np.copyto(out, value, casting="unsafe")
+    return out
+
+
+def sole_value(host: np.ndarray, refs: int) -> bool:
+    """Whether nothing but its `refs` references (the caller's count, `sys.getrefcount`'s
+    argument included) can reach `host`'s memory: an array that owns it (no base), or a
+    `private_copy` whose block is held by `host` alone (every numpy view of such an array holds
+    the block, not the array)."""
+    base = host.base
+    if base is None:
+        return sys.getrefcount(host) <= refs + 1  # (+1: this function's parameter)
+    return (type(base) is np.ndarray and base.base is None and base.dtype is _uint8
+            and sys.getrefcount(base) <= 3  # (`host.base`, the local name, the argument)
+            and sys.getrefcount(host) <= refs + 1)
+
+
+def put_private(value: np.ndarray, device):
+    """`put` of a host array that nothing else holds and nobody will read or write again (the
+    caller drops it; `sole_value` said so): on a CPU device, a `private_copy`'s memory becomes
+    the device buffer itself (jaxlib keeps the array alive as long as the buffer), so the data
+    is never twice in memory; otherwise, or when XLA will not adopt it, a copy as `put` makes."""
+    if (value.nbytes >= PRIVATE_MIN_BYTES and device.platform == "cpu" and value.flags.c_contiguous
+            and not value.ctypes.data % HOST_ALIGN and value.flags.writeable):
+        return _xc.batched_device_put(_aval(value.shape, value.dtype), _one_device(device),
+                                      [value], [device], True, False, _ZERO_COPY, True)
+    return put(value, device)
 
 
 # jax's descriptions of a transfer, immutable and reused: making them costs ~6 us of a ~15 us put
