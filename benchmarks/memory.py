@@ -18,7 +18,10 @@ compiler in the baseline (the first tiny computation compiled instead of interpr
 baseline is comparable to jax's 'ready' and the working set is the loop's own); and warm (the
 same script run again, its programs loaded from the disk cache, on by default). Columns that
 explain the figure: the pages of shared libraries' code added (RssFile), the anonymous memory
-added (RssAnon: heap, buffers; both at the loop's end) and, for lazyarray, the resident size after
+added (RssAnon: heap, buffers; both at the loop's end), of that, for lazyarray, the XLA buffers
+alive at the end (the data on the device: a large asarray'd array's host copy becomes its device
+buffer, `_runtime.put_private`, so it is not counted twice; the loop's hoisted transpose of X,
+`_segment._hoist_transposes`, is a second copy of X), and the resident size after
 glibc's malloc_trim (free heap glibc still kept; lazyarray itself trims once compiles pause,
 `_heap_trim`; its background work and a trim then due are done before the baseline is read).
 """
@@ -139,7 +142,7 @@ def child_loop(lib, compiled_first=False):
     if lib == "lazyarray":
         m = xp.metrics
         out.update(compiles=m.compiles, loaded=getattr(m, "disk_hits", None),
-                   pool_mb=xp._pool.pool.bytes / 2**20)
+                   pool_mb=xp._pool.pool.bytes / 2**20, xla_buffers_mb=_live_buffers_mb())
         xp._engine.wait_for_compiles()
         import ctypes
         try:  # what of the anonymous growth is freed heap glibc kept (not returned to the OS)
@@ -148,6 +151,16 @@ def child_loop(lib, compiled_first=False):
         except (OSError, AttributeError):
             pass
     return out
+
+
+def _live_buffers_mb():
+    """MB of lazyarray's XLA buffers alive now (the loop's data and state on the device: on the
+    CPU they are anonymous memory of this process), or None where jaxlib cannot list them."""
+    try:
+        from lazyarray import _runtime
+        return sum(a.nbytes for a in _runtime.client().live_arrays()) / 2**20
+    except Exception:  # (another jaxlib)
+        return None
 
 
 # -- in the parent --------------------------------------------------------------------------------
@@ -256,16 +269,18 @@ def markdown(results) -> str:
            "cold with one compiled program in the baseline (XLA's compiler loaded, as in jax's "
            "'ready'), warm (programs loaded from the disk cache).", "",
            "| library | baseline (MB) | peak (MB) | working set (MB) | of it, library code pages (MB) "
-           "| anonymous memory added, at the end (MB) | after (MB) | after malloc_trim (MB) | loop (s) | final loss |",
-           "|---|---|---|---|---|---|---|---|---|---|"]
+           "| anonymous memory added, at the end (MB) | of it, XLA buffers alive (MB) | after (MB) "
+           "| after malloc_trim (MB) | loop (s) | final loss |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
     for lib, r in results.get("loop", {}).items():
         if "error" in r:
-            md.append(f"| {lib} | failed: {r['error']} | | | | | | | | |")
+            md.append(f"| {lib} | failed: {r['error']} | | | | | | | | | |")
         else:
             trimmed = f"{r['trimmed_mb']:.0f}" if "trimmed_mb" in r else "-"
+            buffers = f"{r['xla_buffers_mb']:.1f}" if r.get("xla_buffers_mb") is not None else "-"
             md.append(f"| {lib} | {r['baseline_mb']:.0f} | {r['peak_mb']:.0f} | "
                       f"{r['peak_mb'] - r['baseline_mb']:.1f} | {r['file_added_mb']:.1f} | "
-                      f"{r.get('anon_added_mb', float('nan')):.1f} | {r['end_mb']:.0f} | "
+                      f"{r.get('anon_added_mb', float('nan')):.1f} | {buffers} | {r['end_mb']:.0f} | "
                       f"{trimmed} | {r['seconds']:.2f} | {r['loss']:.10g} |")
     md += [""] + [f"- **{v}** {what}: {fig}" for what, v, fig in verdicts(results)] + [""]
     return "\n".join(md)
