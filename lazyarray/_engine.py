@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-from . import _config, _host_sync, _runtime, _segment
+from . import _checks, _config, _host_sync, _runtime, _segment
 from ._engine_state import state
 from ._graph import Plan, computed_nodes, lock as _lock, pending
 from ._metrics import metrics, user_site
@@ -33,7 +33,7 @@ from ._metrics import metrics, user_site
 _prod = math.prod  # (a large read skips `_host_sync`'s set-up: `_realize`)
 # (`_run` and `_input_buffer` are names other modules and tests use: test_interpret wraps `_run`)
 from ._run_program import input_buffer as _input_buffer, run as _run  # noqa: F401
-from ._run_program import overlapping as _overlapping, replay_one as _replay_one
+from ._run_program import hand_key as _hand_key, overlapping as _overlapping, replay_one as _replay_one
 
 
 def clear_cache() -> None:
@@ -103,11 +103,9 @@ def _realize_program(targets, device, cause):
             if extra:
                 outputs = _unique(targets + extra)
                 plan.add(extra)
-        if _segment.worth_trying(max(len(plan.order), traced)) and _run_segmented(outputs, plan.order, device, site, keep_tail=False):
-            plan = Plan(outputs)
-            if not plan.order:
-                return
-        _run(plan, outputs, device, site)
+        plan = _loop_search(plan, outputs, traced, device, site)
+        if plan is not None:
+            _run(plan, outputs, device, site)
         return
     # (several targets, or a budget cut; only the targets' graph components can share work
     # with them: `_graph.Component`)
@@ -153,13 +151,47 @@ def _realize_program(targets, device, cause):
         if extra:
             outputs = _unique(targets + extra)
             plan.add(extra)  # the walk goes on from where the targets left it
-        # (traced: the nodes recorded since the last sync, a small complex function's one node
-        # counted as its formula's: `_complex_math`; a short chain of them compiles like a long one)
-        if _segment.worth_trying(max(len(plan.order), traced)) and _run_segmented(outputs, plan.order, device, site, keep_tail=False):
-            plan = Plan(outputs)  # what the chunks left: less than one chunk
-            if not plan.order:
-                return
+        plan = _loop_search(plan, outputs, traced, device, site)
+        if plan is None:
+            return
     _run(plan, outputs, device, site)
+
+
+_NOT_SEEN = object()
+LOOP_FREE_KEPT = 1024        # structures remembered as loop-free (`state.loop_free`); emptied when full
+LOOP_FREE_MAX_NODES = 4096   # larger graphs are searched every time (their key is not made first)
+
+
+def _loop_search(plan, outputs, traced, device, site):
+    """A read's search for a loop in its graph (`_segment.chunks`), when one may pay: the plan
+    left to run (the whole graph's, or what the chunks left), or None when the chunks computed
+    everything. (traced: the nodes recorded since the last sync, a small complex function's one
+    node counted as its formula's: `_complex_math`; a short chain of them compiles like a long
+    one.) A graph of a structure searched before with no loop found, while the last loop chunk
+    is still the one it was searched against, is not searched again (`state.loop_free`: the
+    search reads the nodes' ops, attributes, shapes and dtypes, in creation order, and that chunk;
+    a structure traced in another order keeps its first answer, and an answer only ever costs or
+    saves compiles): a scikit-learn pass reads ~110 such graphs, ~45 us of search each. The
+    structural key, made first for that, is handed to `_run_program.run`."""
+    n = len(plan.order)
+    if not _segment.worth_trying(n if n > traced else traced):
+        return plan
+    skey = None
+    if n <= LOOP_FREE_MAX_NODES and not _checks.pending:
+        skey = plan.key(outputs)
+        if state.loop_free.get(skey, _NOT_SEEN) is state.last_chunk:
+            _hand_key(plan, skey)
+            return plan
+    if _run_segmented(outputs, plan.order, device, site, keep_tail=False):
+        plan = Plan(outputs)  # what the chunks left: less than one chunk
+        return plan if plan.order else None
+    if skey is not None:
+        memo = state.loop_free
+        if len(memo) >= LOOP_FREE_KEPT:
+            memo.clear()
+        memo[skey] = state.last_chunk
+        _hand_key(plan, skey)
+    return plan
 
 
 def read_scalar(node, device, cause):

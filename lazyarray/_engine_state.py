@@ -48,6 +48,9 @@ class EngineState:
         self.cut_site = None
         self.last_chunk = None
         self.chunks_seen = 0
+        # reads whose graph `_segment.chunks` found no loop in (`_engine._loop_search`): structural
+        # key -> `last_chunk` when it looked (the answer holds while that is still the last chunk)
+        self.loop_free = {}
         # checked mode (`_checks`): pending checks in registration order, check vector node ->
         # the checks it concatenates, n -> the uint64 constant node of an axis length
         self.checks = []
@@ -87,6 +90,7 @@ class EngineState:
             self.cut_site = None
             self.last_chunk = None
             self.chunks_seen = 0
+            self.loop_free.clear()
             self.check_lengths.clear()
             if not keep_checks:
                 with self.checks_lock:
@@ -98,7 +102,7 @@ class EngineState:
         """How many entries each bounded container holds (long-run tests watch these stay flat)."""
         return {"programs": len(self.programs), "variants": len(self.variants), "replays": len(self.replays), "recipes": len(self.recipes),
                 "sightings": len(self.sightings), "scalar_buffers": len(self.scalar_buffers),
-                "unsplit_sites": len(self.unsplit_sites), "checks": len(self.checks),
+                "unsplit_sites": len(self.unsplit_sites), "loop_free": len(self.loop_free), "checks": len(self.checks),
                 "check_lengths": len(self.check_lengths)}
 
 

@@ -31,8 +31,19 @@ from ._program_cache import COMPILE_FAILED, compile_program, donating_variant, p
 from ._sharding_rules import program_layout
 
 _f64 = _dtypes.float64
+_NOT_SEEN = object()
 SCALAR_CACHE_SIZE = 4096
 _prod = math.prod
+
+
+_handed = [None, None]  # (plan, its structural key for the outputs it runs with): `hand_key`
+
+
+def hand_key(plan, skey):
+    """The structural key of `plan` with the outputs the next `run` of it computes, made by the
+    caller already (`_engine._loop_search`; never while checks are pending, which change the
+    outputs): `run` takes it instead of making it again."""
+    _handed[0], _handed[1] = plan, skey
 
 
 def run(plan, outputs, device, site):
@@ -42,8 +53,13 @@ def run(plan, outputs, device, site):
     if _config.verify or _config.debug >= 4:
         _verify.verify(plan.order, plan.leaves)
     skey = None
+    if _handed[0] is not None:
+        if _handed[0] is plan:
+            skey = _handed[1]
+        _handed[0] = _handed[1] = None
     if len(outputs) == 1 and device.mesh is None and not _checks.pending:
-        skey = plan.key(outputs)
+        if skey is None:
+            skey = plan.key(outputs)
         if _run_cached_one(plan, outputs[0], device, skey):
             return
     pool = state.pool
@@ -329,8 +345,9 @@ def replay_one(node, device, traced, site, candidates):
                 or device.platform not in _tier_policy.HOST_PLATFORMS or key in state.programs \
                 or (future is not None and future is not COMPILE_FAILED and future.done()):
             return False
-    if _segment.worth_trying(len(order) if len(order) > traced else traced):
-        return False
+    if _segment.worth_trying(len(order) if len(order) > traced else traced) \
+            and state.loop_free.get(recipe.skey, _NOT_SEEN) is not state.last_chunk:
+        return False  # (the usual path would look for a loop in it: `_engine._loop_search`)
     if candidates and overlapping(set(order), candidates):
         return False
     if scalar_leaves:  # (the sync starts as a `Plan` starts it)
