@@ -213,7 +213,11 @@ def finite_sum(node):
         v = _leaf(x)
     except Exception:  # noqa: BLE001 - the usual path reads it and reports
         return None
-    m = float(np.abs(v).max())  # (NaN when x holds one, inf when an infinity)
+    # max|x| as max(max x, -min x): two passes and no temporary, where np.abs(v).max() wrote a
+    # copy of x (5000x50 float64: ~60 against ~175 us; a Pipeline's fit+score reads 7 such);
+    # numpy's max and min propagate NaN, and Python's max would drop a NaN second argument
+    hi, lo = float(v.max()), float(v.min())
+    m = hi if hi != hi or hi >= -lo else -lo  # (NaN when x holds one, inf when an infinity)
     if m != m or m == float("inf"):
         return np.False_  # NaN, or an infinity: the sum is NaN or infinite in every order
     if m * n <= bound:
