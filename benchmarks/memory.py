@@ -16,7 +16,9 @@ lazyarray's loop runs three ways: cold (an empty compile cache directory: its pr
 so XLA's compiler is paged in and its heap grows, the larger part of the figure); cold with the
 compiler in the baseline (the first tiny computation compiled instead of interpreted, so the
 baseline is comparable to jax's 'ready' and the working set is the loop's own); and warm (the
-same script run again, its programs loaded from the disk cache, on by default). Columns that
+same script run again, its programs loaded from the disk cache, on by default); for information,
+cold with LAZYARRAY_COMPILE_PROCESS=1 (opt-in: XLA's compiler runs in a helper process, whose peak
+resident memory the row names; no verdict). Columns that
 explain the figure: the pages of shared libraries' code added (RssFile), the anonymous memory
 added (RssAnon: heap, buffers; both at the loop's end), of that, for lazyarray, the XLA buffers
 alive at the end (the data on the device: a large asarray'd array's host copy becomes its device
@@ -43,6 +45,7 @@ ROWS, COLS, STEPS, LR = 10_000, 100, 500, 0.5
 TARGET_RATIO = 3.0
 WARM = "warm cache"
 COMPILER_READY = "compiler in the baseline"
+HELPER = "cold, LAZYARRAY_COMPILE_PROCESS=1"
 
 
 # -- in the child process -------------------------------------------------------------------------
@@ -144,6 +147,8 @@ def child_loop(lib, compiled_first=False):
         out.update(compiles=m.compiles, loaded=getattr(m, "disk_hits", None),
                    pool_mb=xp._pool.pool.bytes / 2**20, xla_buffers_mb=_live_buffers_mb())
         xp._engine.wait_for_compiles()
+        if xp._compile_process.compiles:  # (LAZYARRAY_COMPILE_PROCESS=1: the compiler's memory was the helper's)
+            out["helper_peak_mb"] = xp._compile_process.shutdown()
         import ctypes
         try:  # what of the anonymous growth is freed heap glibc kept (not returned to the OS)
             ctypes.CDLL("libc.so.6").malloc_trim(0)
@@ -186,7 +191,7 @@ def measure(repeats=3):
         print(f"import {lib}: {results['import'][lib]}", flush=True)
     by_ws = lambda r: r["peak_mb"] - r["baseline_mb"]  # noqa: E731
     for lib in LOOP_LIBS:
-        runs, warm, ready = [], [], []
+        runs, warm, ready, helper = [], [], [], []
         for _ in range(repeats):
             with tempfile.TemporaryDirectory() as cache:
                 runs.append(_run_child("loop", lib, dict(env, LAZYARRAY_CACHE_DIR=cache)))
@@ -195,9 +200,12 @@ def measure(repeats=3):
             if lib == "lazyarray":  # cold again, but the baseline holds XLA's compiler
                 with tempfile.TemporaryDirectory() as cache:
                     ready.append(_run_child("loop-compiled-first", lib, dict(env, LAZYARRAY_CACHE_DIR=cache)))
+                with tempfile.TemporaryDirectory() as cache:  # cold, the compiler in a helper process (opt-in)
+                    helper.append(_run_child("loop", lib, dict(env, LAZYARRAY_CACHE_DIR=cache,
+                                                               LAZYARRAY_COMPILE_PROCESS="1")))
         results["loop"][lib] = _median_run(runs, "peak_mb", by_ws)
         print(f"loop {lib}: {results['loop'][lib]}", flush=True)
-        for label, extra in ((COMPILER_READY, ready), (WARM, warm)):
+        for label, extra in ((COMPILER_READY, ready), (WARM, warm), (HELPER, helper)):
             if extra:
                 results["loop"][f"{lib} ({label})"] = r = _median_run(extra, "peak_mb", by_ws)
                 print(f"loop {lib} ({label}): {r}", flush=True)
@@ -267,7 +275,10 @@ def markdown(results) -> str:
            f"{cfg.get('rows', ROWS)}x{cfg.get('cols', COLS)} float64, data made inside the window. "
            "Working set = peak minus the ready baseline. lazyarray: cold (empty compile cache), "
            "cold with one compiled program in the baseline (XLA's compiler loaded, as in jax's "
-           "'ready'), warm (programs loaded from the disk cache).", "",
+           "'ready'), warm (programs loaded from the disk cache); and, for information only (no verdict), "
+           "cold with the opt-in LAZYARRAY_COMPILE_PROCESS=1 (XLA's compiler in a helper process that exits "
+           "once compiles pause, `lazyarray._compile_process`: its own peak resident memory is named "
+           "beside, memory the machine holds while it compiles).", "",
            "| library | baseline (MB) | peak (MB) | working set (MB) | of it, library code pages (MB) "
            "| anonymous memory added, at the end (MB) | of it, XLA buffers alive (MB) | after (MB) "
            "| after malloc_trim (MB) | loop (s) | final loss |",
@@ -278,7 +289,8 @@ def markdown(results) -> str:
         else:
             trimmed = f"{r['trimmed_mb']:.0f}" if "trimmed_mb" in r else "-"
             buffers = f"{r['xla_buffers_mb']:.1f}" if r.get("xla_buffers_mb") is not None else "-"
-            md.append(f"| {lib} | {r['baseline_mb']:.0f} | {r['peak_mb']:.0f} | "
+            name = lib if "helper_peak_mb" not in r else f"{lib} (the helper process's peak: {r['helper_peak_mb']:.0f} MB)"
+            md.append(f"| {name} | {r['baseline_mb']:.0f} | {r['peak_mb']:.0f} | "
                       f"{r['peak_mb'] - r['baseline_mb']:.1f} | {r['file_added_mb']:.1f} | "
                       f"{r.get('anon_added_mb', float('nan')):.1f} | {buffers} | {r['end_mb']:.0f} | "
                       f"{trimmed} | {r['seconds']:.2f} | {r['loss']:.10g} |")

@@ -30,6 +30,8 @@ LAZYARRAY_HEAP_THRESHOLD   bytes: at import, one block this large is malloc'd an
                            dynamic thresholds (blocks under it come from the heap, whose free top is kept up to
                            twice it) so the interpreter's megabyte temporaries stop faulting in fresh pages every
                            call (`_heap_threshold`) (default 4194304; 0: leave malloc alone; glibc only)
+LAZYARRAY_COMPILE_PROCESS  1: CPU programs are compiled by a helper process that exits when compiles pause, so
+                           XLA's compiler never grows this process (`_compile_process`) (default 0)
 LAZYARRAY_CHECKS           1: out-of-bounds index arrays and failed factorisations raise at the read (default 0)
 LAZYARRAY_VERIFY           1: re-check every computed node's shape/dtype rule and the graph's invariants at each
                            sync, before it runs; a broken node raises _verify.GraphError (default 0)
@@ -89,5 +91,6 @@ checks = os.environ.get("LAZYARRAY_CHECKS", "0") not in ("", "0")  # see _checks
 verify = os.environ.get("LAZYARRAY_VERIFY", "0") not in ("", "0")  # see _verify
 debug = _int("LAZYARRAY_DEBUG", 0)  # see _debug_log
 heap_trim = os.environ.get("LAZYARRAY_HEAP_TRIM", "1") not in ("", "0")  # see _heap_trim
+compile_process = os.environ.get("LAZYARRAY_COMPILE_PROCESS", "0") not in ("", "0")  # see _compile_process
 heap_threshold = _int("LAZYARRAY_HEAP_THRESHOLD", 4 << 20)  # see _heap_threshold (at import only)
 gc_freeze = os.environ.get("LAZYARRAY_GC_FREEZE", "1") not in ("", "0")  # see _gc_freeze (at import only)

@@ -107,6 +107,7 @@ LAYERS = {
     "lazyarray._gc_freeze": RUNTIME,                    # import-time objects out of full collections
     "lazyarray._blas_threads": RUNTIME,                 # OpenBLAS thread counts around LAPACK/BLAS calls
     "lazyarray._disk_cache": RUNTIME,                   # compiled programs on disk (the runtime's)
+    "lazyarray._compile_process": RUNTIME,              # XLA's compiler in a helper process (opt-in)
     "lazyarray._heap_trim": RUNTIME,                    # free C heap back to the system after compiles
     "lazyarray._heap_threshold": RUNTIME,               # glibc's malloc thresholds raised once at import
     "lazyarray._config": RUNTIME,                       # environment variables, read once
