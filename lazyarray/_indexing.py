@@ -268,7 +268,45 @@ def setitem(x, key, value, /):
         # `_add_to_diagonal` writes a view's diagonal element by element); the view reads its
         # new value from the base when next used, as after any write into its base
         x, axes = _write_target(x, axes, pattern)
-        x._rebind(slice_write(x._node, axes, out_shape, vnode))
+        node = x._node
+        if pattern is not None and vnode.shape == out_shape:
+            # (a key's window write, kept by its axes: `_window_write`)
+            key = (node.shape, out_shape, tuple(axes))
+            window = _window_writes.get(key)
+            if window is None:
+                window = _window_write(node.shape, axes, out_shape)
+                _store(_window_writes, key, window)
+            if window:
+                counts, starts = window
+                args = [node, ops.reshape(vnode, counts)]
+                for s in starts:
+                    args.append(leaf_from_host(s, (), _INT64))  # (`ops.scalar(s, dt.int64)`)
+                x._rebind(_bind(ops.DYNAMIC_UPDATE_SLICE, tuple(args), (), node.shape, node.dtype))
+                return
+        x._rebind(slice_write(node, axes, out_shape, vnode))
+
+
+# What `slice_write(node, axes, out_shape, value)` binds for a value of exactly out_shape, by
+# (node's shape, out_shape, the axes: objects of a kept plan or composition, compared by
+# identity and held by the key): `_window_write`'s answer.
+_window_writes = {}
+
+
+def _window_write(shape, axes, out_shape):
+    """(counts, starts) when `slice_write` of a value of exactly `out_shape` into a node of
+    `shape` binds reshape(value, counts), then dynamic_update_slice(node, it, int64 host starts):
+    a window of unit steps that is not the whole array, holding more than one element's key
+    (`covariances[k] = c`, `log_prob[:, k] = v`); else False. `setitem` binds those two nodes
+    at once (the update's rule holds: the window's counts fit inside `shape`, one start per axis,
+    the value of the node's dtype), ~12 -> ~5 us a write."""
+    if not out_shape or 0 in out_shape:
+        return False
+    for a in axes:
+        if a.step != 1:
+            return False
+    if tuple([a.span for a in axes]) == shape:
+        return False
+    return tuple([a.count for a in axes]), tuple([a.start for a in axes])
 
 
 # The base axes a write through a basic view composes to, by (the view's step, the key's
