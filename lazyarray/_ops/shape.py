@@ -219,17 +219,27 @@ RESHAPE = OpDef("reshape", attrs=("shape",), rule=_reshape_rule,
 
 
 def reshape(x, shape):
-    """A reshape of a pending reshape reshapes its operand (row-major order composes), and one
-    back to the operand's shape is the operand: `c2[None, :]` broadcast against a matrix adds a
-    unit axis that the broadcast drops again, with no node for either."""
+    """A reshape of a pending reshape reshapes its operand (row-major order composes), as does one
+    of a broadcast that only adds unit axes, and one back to the operand's shape is the operand:
+    `c2[None, :]` broadcast against a matrix adds a unit axis that the broadcast drops again,
+    with no node for either."""
     shape = tuple(shape)
     if x.shape == shape:
         return x
-    if x.op is RESHAPE:
+    while x.op is RESHAPE or (x.op is BROADCAST_IN_DIM and _adds_unit_axes(x)):
         x = x.args[0]
         if x.shape == shape:
             return x
     return RESHAPE.bind((x,), memo(_reshape_attrs, (shape,), RESHAPE.Attrs))
+
+
+def _adds_unit_axes(node):
+    """Whether a broadcast_in_dim only adds axes of 1 in order (its elements in its operand's
+    row-major order: a reshape of it, which a reshape of it reshapes): `broadcast_to(s, (1,))`
+    of a scalar, reshaped back to () when broadcast_to stretches it (SciPy's masked writes of a
+    scalar: ~300 such pairs a pass of its call table)."""
+    dims = node.attrs.dims
+    return math.prod(node.shape) == math.prod(node.args[0].shape) and list(dims) == sorted(dims)
 
 
 def _transpose_rule(args, a):
