@@ -406,10 +406,23 @@ def compile_text(text: str, device):
         payload = _compile_process.compile_serialized(options.SerializeAsString(), text)
         if payload is not None:  # (else: the helper is unavailable, or XLA rejected it: here, as ever)
             try:
-                return c.deserialize_executable(payload, _xc.DeviceList((device,)), options)
+                executable = c.deserialize_executable(payload, _xc.DeviceList((device,)), options)
             except Exception:  # (a payload this client refuses: compile here)
                 pass
+            else:
+                if len(_helper_payloads) >= HELPER_PAYLOADS_KEPT:
+                    del _helper_payloads[next(iter(_helper_payloads))]
+                _helper_payloads[id(executable)] = (executable, payload)
+                return executable
     return c.compile_and_load(text, _xc.DeviceList((device,)), options)
+
+
+# id(executable) -> (executable, the helper's serialized form of it): what `store_serialized`
+# writes for a program the helper compiled (serializing a deserialized executable again gives an
+# entry that fails at its first run: "Function ... not found"); taken at the store, which follows
+# the compile (`_program_cache._build`); bounded for compiles with no disk cache to store in
+_helper_payloads = {}
+HELPER_PAYLOADS_KEPT = 64
 
 
 def execute(executable, inputs):
@@ -492,5 +505,8 @@ def load_serialized(path, device):
 
 
 def store_serialized(path, executable, device):
+    entry = _helper_payloads.pop(id(executable), None)
+    if entry is not None and entry[0] is executable:
+        return _disk_cache.write(path, entry[1], disk_tag(device))
     c = client(device.platform)
     return _disk_cache.write(path, c.serialize_executable(executable), disk_tag(device))

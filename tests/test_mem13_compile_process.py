@@ -120,3 +120,22 @@ def test_the_setting_is_read_from_the_environment():
         env = dict(os.environ, LAZYARRAY_COMPILE_PROCESS=value)
         out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
         assert out.stdout.strip().splitlines()[-1] == want
+
+
+def test_a_program_the_helper_compiled_is_stored_and_loads_from_disk(helper, monkeypatch, tmp_path):
+    """The disk cache stores the helper's own serialized form (a deserialized executable
+    serialized again would fail at its first run after a load)."""
+    monkeypatch.setattr(xp.config, "cache_dir", str(tmp_path))
+    a = np.linspace(-3.0, 3.0, 40).reshape(5, 8)
+    want = np.tanh(a) * 2.0 + np.abs(a)
+    before = helper.compiles
+    got = np.asarray(xp.tanh(xp.asarray(a)) * 2.0 + xp.abs(xp.asarray(a)))
+    assert helper.compiles == before + 1
+    from lazyarray import _engine
+    _engine.wait_for_compiles()
+    xp.clear_cache()  # (the in-memory programs forgotten: the next run loads the entry from disk)
+    hits = xp.metrics.disk_hits
+    again = np.asarray(xp.tanh(xp.asarray(a)) * 2.0 + xp.abs(xp.asarray(a)))
+    assert xp.metrics.disk_hits > hits and helper.compiles == before + 1
+    np.testing.assert_array_equal(again, got)
+    np.testing.assert_allclose(got, want, rtol=1e-14)
