@@ -63,7 +63,7 @@ def getitem(x, key, /):
     pattern = _pattern(key)
     if pattern is not None:
         return _basic_read(x, key, pattern)
-    out = _mask_index.read(x, key)  # (x[m] of a 1-D mask: the general path's nodes, bound at once)
+    out = _mask_index.read(x, key)  # (x[k] of a 1-D mask or integers: the general path's nodes, at once)
     if out is not None:
         return out
     key = _host_arrays_to_ours(key, x)
@@ -240,11 +240,11 @@ def setitem(x, key, value, /):
     pattern = _pattern(key)
     hit = None if pattern is None else _write_plans.get((meta.shape, pattern))
     if hit is None:
-        mask = None if pattern is not None else _mask_index.mask_of(x, key)
-        if mask is not None:  # (x[m] = v of a 1-D mask: the general path's nodes, bound at once)
+        index = None if pattern is not None else _mask_index.index_of(x, key)
+        if index is not None:  # (x[k] = v of a 1-D mask or integers: the general path's nodes, bound at once)
             vnode = _value_node(x, meta.dtype, value)
             with _views.write_lock:
-                return _mask_index.write(x, mask, vnode)
+                return _mask_index.write(x, index, vnode)
         key = _host_arrays_to_ours(key, x)
         items = expand(key, len(meta.shape))
         vnode = _value_node(x, meta.dtype, value)

@@ -1,26 +1,29 @@
-"""The commonest boolean-mask indexing, `x[m]` and `x[m] = v` for a 1-D bool array m over x's
-first axis (the key `m`, or `m` followed by full slices), bound without the general path's key
-parsing: what `_advanced_indexing` builds for that key, node for node, in a few calls.
+"""The commonest advanced indexing, `x[k]` and `x[k] = v` for a 1-D array k over x's first axis
+(the key `k`, or `k` followed by full slices): a bool mask of that axis, or integers (outside
+checked mode), bound without the general path's key parsing: what `_advanced_indexing` builds
+for that key, node for node, in a few calls.
 
 SciPy's elementwise iterative solvers (`find_minimum`, `find_root`, `derivative`, `jacobian`,
 `tanhsinh`) index every work array by a mask each iteration, ~1,700 indexing calls a
 `find_minimum` call: the general path's ~16 us a read and ~25-37 us a write were most of their
-time. Anything else (another key, a k-D or 0-D mask, a mask of another shape or device: the
-general path's errors) is left to the general path (`mask_of` / `read` return None).
+time. Anything else (another key, a k-D or 0-D index, a mask of another shape, another device: the
+general path's errors) is left to the general path (`index_of` / `read` return None).
 
 A read whose array is already computed in host-readable memory (a host value or a CPU buffer,
 as `_indexing._element` reads one element) and whose mask's positions are a host leaf (one CPU
 device: `_advanced_indexing._host_positions`) is computed at once by numpy into a host leaf, when
 small (`EAGER_ELEMENTS`): a gather is exact, so the value is the gather's, and it enters later
-graphs as a parameter instead of a node to interpret.
+graphs as a parameter instead of a node to interpret. So is a read by host integers that are all
+within the axis (out of range, XLA's gather clamps where numpy raises: those keep the node).
 """
 from __future__ import annotations
 
 import numpy as np
 
+from . import _config
 from . import _dtypes as dt
 from . import _ops as ops
-from ._advanced_indexing import true_positions
+from ._advanced_indexing import true_positions, wrap_negative
 from ._array_object import Array
 from ._basic_indexing import check_assignable
 from ._graph import leaf_from_host
@@ -31,9 +34,9 @@ _CAUSE = "boolean index"  # (the general path's sync cause)
 _FULL = slice(None)
 
 
-def mask_of(x, key):
-    """The mask of a key `m` or `(m, :, ..., :)` with m a 1-D bool array of x's first axis and
-    device, else None."""
+def index_of(x, key):
+    """The index array of a key `k` or `(k, :, ..., :)` with k a 1-D array on x's device: a bool
+    mask of x's first axis, or (outside checked mode) integers; else None."""
     if type(key) is tuple:
         if not key or len(key) > len(x._node.shape):
             return None
@@ -43,12 +46,15 @@ def mask_of(x, key):
         key = key[0]
     if not isinstance(key, Array):
         return None
-    mnode = key._node
+    knode = key._node
     shape = x._node.shape
-    if mnode.dtype is not dt.bool or len(mnode.shape) != 1 or not shape or mnode.shape[0] != shape[0] \
-            or key._device != x._device:
+    if len(knode.shape) != 1 or not shape or key._device != x._device:
         return None
-    return key
+    if knode.dtype is dt.bool:
+        return key if knode.shape[0] == shape[0] else None
+    if knode.dtype.kind in "iu" and not _config.checks:  # (checked mode: the general path's checks)
+        return key
+    return None
 
 
 def _host_value(node, device):
@@ -66,10 +72,12 @@ def _host_value(node, device):
 
 
 def read(x, key):
-    """x[key] for a mask key (`mask_of`), or None."""
-    m = mask_of(x, key)
+    """x[key] for a key `index_of` takes, or None."""
+    m = index_of(x, key)
     if m is None:
         return None
+    if m._node.dtype is not dt.bool:
+        return _int_read(x, m)
     node = x._node
     device = x._device
     flat, count = true_positions(m._node, m._device, _CAUSE)
@@ -99,8 +107,10 @@ def _fits(value_shape, target):
 
 
 def write(x, m, vnode):
-    """x[m] = vnode (a node of x's dtype) for the mask `mask_of` found in a key. The caller holds
-    the write lock and has checked that x is writable."""
+    """x[m] = vnode (a node of x's dtype) for the index array `index_of` found in a key. The
+    caller holds the write lock and has checked that x is writable."""
+    if m._node.dtype is not dt.bool:
+        return _int_write(x, m, vnode)
     node = x._node
     shape = node.shape
     rest = shape[1:]
@@ -122,3 +132,49 @@ def write(x, m, vnode):
     # (`setitem_advanced`: a scatter into the region, x's whole node, which `write_basic` binds)
     upd = ops.broadcast_to(vnode, out_shape)
     x._rebind(ops.scatter_points(node, ops.reshape(flat, (count, 1)), upd, (0,)))
+
+
+# ---------------------------------------------------------------- integer arrays
+
+def _int_positions(node, k):
+    """`_plan`'s column of positions for a 1-D integer index k of node's first axis (negative
+    entries counted from the end, lazily: `wrap_negative`) and the result's shape; IndexError,
+    as `_plan`, when the axis is empty and k is not."""
+    n = node.shape[0]
+    m = k._node.shape[0]
+    if n == 0 and m > 0:
+        raise IndexError("index into axis 0 of size 0")
+    return ops.reshape(wrap_negative(k._node, n), (m, 1)), (m,) + node.shape[1:]
+
+
+def _int_read(x, k):
+    node = x._node
+    device = x._device
+    knode = k._node
+    out_shape = knode.shape + node.shape[1:]
+    size = 1
+    for n in out_shape:
+        size *= n
+    if 0 < size <= EAGER_ELEMENTS and knode.op is None:
+        # a host-readable x by host integers all within its axis: numpy's x[k], the gather's value
+        # (out of range, XLA clamps where numpy raises: the gather's node keeps that meaning)
+        idx = knode.host
+        host = _host_value(node, device) if type(idx) is np.ndarray and idx.dtype == knode.dtype.np else None
+        if host is not None:
+            n = node.shape[0]
+            if -n <= idx.min() and idx.max() < n:
+                return Array._wrap(leaf_from_host(host[idx], out_shape, node.dtype), device)
+    idx, out_shape = _int_positions(node, k)
+    if 0 in out_shape:
+        return Array._wrap(ops.constant(0, node.dtype, out_shape), device)
+    return Array._wrap(ops.gather_points(node, idx, (0,)), device)
+
+
+def _int_write(x, k, vnode):
+    node = x._node
+    idx, out_shape = _int_positions(node, k)
+    check_assignable(vnode.shape, out_shape)
+    if 0 in out_shape:
+        return
+    upd = ops.broadcast_to(vnode, out_shape)
+    x._rebind(ops.scatter_points(node, idx, upd, (0,)))

@@ -160,3 +160,76 @@ def test_errors_keep_the_general_path():
     with pytest.raises(TypeError):
         a[m] = 1j
     np.testing.assert_array_equal(np.asarray(a), np.arange(6.0))  # nothing written
+
+
+# ---------------------------------------------------------------- 1-D integer arrays
+
+INT_KEYS = [np.array([0, 2, 2, -1, 3]), np.array([4, 0]), np.array([], dtype=np.int64), np.array([-3])]
+
+
+@pytest.mark.parametrize("shape", [(5,), (5, 2), (5, 3, 2)])
+@pytest.mark.parametrize("which", range(len(INT_KEYS)))
+@pytest.mark.parametrize("itype", [np.int64, np.int32, np.uint8])
+def test_int_read_values_and_nodes(shape, which, itype):
+    k = INT_KEYS[which]
+    if itype is np.uint8:
+        k = k % 5
+    k = k.astype(itype)
+    x = rng.standard_normal(shape)
+    for idx in (xp.asarray(k), xp.asarray(k) + xp.zeros_like(xp.asarray(k))):  # host leaf, pending
+        for key in _keys(idx, len(shape)):
+            a = _pending(x)
+            got = a[key]
+            want = _general_read(a, key)
+            assert xp.graph_text(got) == xp.graph_text(want)
+            np.testing.assert_array_equal(np.asarray(got), x[k])
+        got = xp.asarray(x)[idx]  # a host leaf read: numpy's at once when idx is a host leaf
+        np.testing.assert_array_equal(np.asarray(got), x[k])
+        if idx._node.op is None and k.size:
+            assert got._node.op is None
+
+
+def test_int_read_out_of_range_keeps_the_gather():
+    x = np.arange(5.0)
+    got = xp.asarray(x)[xp.asarray(np.array([1, 7]))]
+    assert got._node.op is not None  # (XLA clamps out-of-range gather indices: unspecified)
+    assert got.shape == (2,)
+
+
+@pytest.mark.parametrize("shape", [(5,), (5, 2)])
+@pytest.mark.parametrize("which", range(len(INT_KEYS)))
+@pytest.mark.parametrize("value", ["scalar", "row", "full"])
+def test_int_write_values_and_nodes(shape, which, value):
+    k = INT_KEYS[which]
+    if which == 0:
+        k = np.array([0, 2, -1, 3])  # (distinct positions: duplicates' order is unspecified)
+    x = rng.standard_normal(shape)
+    v = {"scalar": 1.5, "row": np.full(shape[1:], -2.0) if len(shape) > 1 else np.float64(-2.0),
+         "full": np.arange(len(k) * int(np.prod(shape[1:])), dtype=np.float64).reshape((len(k),) + shape[1:])}[value]
+    want = x.copy()
+    want[k] = v
+    for idx in (xp.asarray(k), xp.asarray(k) + xp.zeros_like(xp.asarray(k))):
+        for key in _keys(idx, len(shape)):
+            fast, general = _pending(x), _pending(x)
+            vv = v if np.isscalar(v) else xp.asarray(v)
+            fast[key] = vv
+            _general_write(general, key, vv)
+            assert xp.graph_text(fast) == xp.graph_text(general)
+            np.testing.assert_array_equal(np.asarray(fast), want)
+
+
+def test_int_errors_and_checked_mode(monkeypatch):
+    empty = xp.asarray(np.zeros((0, 2)))
+    with pytest.raises(IndexError):
+        empty[xp.asarray(np.array([0]))]
+    with pytest.raises(IndexError):
+        empty[xp.asarray(np.array([0]))] = 1.0
+    a = xp.asarray(np.arange(5.0))
+    with pytest.raises(ValueError):
+        a[xp.asarray(np.array([0, 1]))] = xp.asarray(np.ones(3))
+    with pytest.raises(IndexError):
+        a[xp.asarray(np.array([0.0, 1.0]))]
+    np.testing.assert_array_equal(np.asarray(a), np.arange(5.0))
+    monkeypatch.setattr(xp.config, "checks", True)
+    assert _mask_index.index_of(a, xp.asarray(np.array([0, 1]))) is None  # (checked mode: general path)
+    np.testing.assert_array_equal(np.asarray(a[xp.asarray(np.array([4, 0]))]), [4.0, 0.0])
