@@ -105,7 +105,8 @@ def test_transpose_of_an_invariant_matrix_is_hoisted(fresh, rng, plans, monkeypa
     dots = [t for t in body.nodes if t.op is DOT_GENERAL]
     reads_transposed = [t for t in dots if any(a.shape == (40, 2000) for a in t.args)]
     assert len(dots) == 2 and len(reads_transposed) == 1
-    assert reads_transposed[0].attrs.rhs_contract == (1,)  # (1, 2000) . (40, 2000) along the rows
+    t = reads_transposed[0]  # (40, 2000) . (2000,) along the rows, as jax.jit's X.T @ r
+    assert t.args[0].shape == (40, 2000) and t.attrs.lhs_contract == (1,) and t.attrs.rhs_contract == (0,)
     plans.clear()
     out = logreg(xp, Xl, yl, wl, 30)  # the copy made for the first run serves the second
     np.testing.assert_allclose(np.asarray(out), logreg(np, X, y, w, 30), rtol=1e-11)
