@@ -172,7 +172,8 @@ def put_private(value: np.ndarray, device):
     caller drops it; `sole_value` said so): on a CPU device, a `private_copy`'s memory becomes
     the device buffer itself (jaxlib keeps the array alive as long as the buffer), so the data
     is never twice in memory; otherwise, or when XLA will not adopt it, a copy as `put` makes."""
-    if (value.nbytes >= PRIVATE_MIN_BYTES and device.platform == "cpu" and value.flags.c_contiguous
+    if (value.nbytes >= PRIVATE_MIN_BYTES and device.platform == "cpu" and not isinstance(device, PjrtMesh)
+            and value.flags.c_contiguous
             and not value.ctypes.data % HOST_ALIGN and value.flags.writeable):
         return _xc.batched_device_put(_aval(value.shape, value.dtype), _one_device(device),
                                       [value], [device], True, False, _ZERO_COPY, True)

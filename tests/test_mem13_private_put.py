@@ -164,3 +164,14 @@ def test_an_interpreter_output_copied_from_a_view_is_a_private_copy():
     small = a[:3].T
     (s,) = _interpret._outputs([small], [0], [node])
     assert s.flags.owndata and not np.shares_memory(s, a)
+
+
+def test_put_private_on_a_mesh_is_put():
+    dev = xp.asarray(1.0).device._pjrt
+    mesh = _runtime.PjrtMesh(np.array([dev]), ("x",))
+    c = _runtime.private_copy(_data("float64"))
+    buf = _runtime.put_private(c, mesh)
+    np.testing.assert_array_equal(np.asarray(buf), c)
+    assert buf.unsafe_buffer_pointer() != c.ctypes.data  # (a copy: only a single device adopts)
+    small = np.arange(6.0)
+    np.testing.assert_array_equal(np.asarray(_runtime.put_private(small, dev)), small)
