@@ -26,24 +26,20 @@ Only glibc (Linux's usual C library) is asked: elsewhere (macOS, Windows, musl) 
 from __future__ import annotations
 
 import ctypes
-import os
 
-from . import _config
+from . import _config, _libc
 
 _MAX = 32 << 20  # glibc's ceiling for the dynamic mmap threshold on 64-bit systems
 
 
 def _glibc():
     """The C library's malloc and free when it is glibc, else None."""
-    try:
-        if not os.confstr("CS_GNU_LIBC_VERSION").startswith("glibc"):
-            return None
-    except (AttributeError, ValueError, OSError):  # no confstr (Windows), or not a GNU C library
+    libc = _libc.glibc()
+    if libc is None:
         return None
     try:
-        libc = ctypes.CDLL(None)
         malloc, free = libc.malloc, libc.free
-    except (OSError, AttributeError):
+    except AttributeError:
         return None
     malloc.argtypes, malloc.restype = (ctypes.c_size_t,), ctypes.c_void_p
     free.argtypes, free.restype = (ctypes.c_void_p,), None

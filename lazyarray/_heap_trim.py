@@ -31,7 +31,7 @@ import os
 import threading
 import time
 
-from . import _config
+from . import _config, _libc
 
 DELAY_SECONDS = 0.25      # a trim queued this recently: the next waits for compiles to pause this long
 _UNRESOLVED = object()
@@ -45,18 +45,14 @@ trims = 0                 # trims run in this process (tests read it)
 
 
 def _malloc_trim():
-    """The C library's malloc_trim, or None (resolved once)."""
+    """glibc's malloc_trim, or None (resolved once)."""
     global _trim
     if _trim is _UNRESOLVED:
-        fn = None
-        if os.name == "posix":
-            try:
-                fn = getattr(ctypes.CDLL(None), "malloc_trim", None)
-            except OSError:
-                fn = None
-            if fn is not None:
-                fn.argtypes = (ctypes.c_size_t,)
-                fn.restype = ctypes.c_int
+        lib = _libc.glibc()
+        fn = getattr(lib, "malloc_trim", None) if lib is not None else None
+        if fn is not None:
+            fn.argtypes = (ctypes.c_size_t,)
+            fn.restype = ctypes.c_int
         _trim = fn
     return _trim
 
