@@ -233,3 +233,31 @@ def test_int_errors_and_checked_mode(monkeypatch):
     monkeypatch.setattr(xp.config, "checks", True)
     assert _mask_index.index_of(a, xp.asarray(np.array([0, 1]))) is None  # (checked mode: general path)
     np.testing.assert_array_equal(np.asarray(a[xp.asarray(np.array([4, 0]))]), [4.0, 0.0])
+
+
+# ---------------------------------------------------------------- the interpreter's scatter
+
+@pytest.mark.parametrize("positions", [[1, 3, 4], [0], [4], [3, 1], [1, 1, 2], [-1, 2], [2, 5], [0, 1, 2, 3, 4]])
+@pytest.mark.parametrize("rest", [(), (2,)])
+def test_first_axis_scatter_evaluation(positions, rest):
+    """`_ops.gather._scatter` of one axis, mode set: increasing positions inside the axis take a
+    short path; others (repeats, out of range, decreasing) the general one; both as XLA's
+    program (updates out of range dropped, the last of repeated ones kept)."""
+    from lazyarray import _ops
+    from lazyarray._graph import Node
+    from lazyarray import _dtypes as dt
+    x = np.arange(5.0 * int(np.prod(rest))).reshape((5,) + rest)
+    idx = np.array(positions, np.int64).reshape(-1, 1)
+    upd = -np.arange(1.0, 1 + len(positions) * int(np.prod(rest))).reshape((len(positions),) + rest)
+    node = Node(_ops.SCATTER, (), _ops.SCATTER.Attrs((0,), "set"), x.shape, dt.float64)
+    got = _ops.SCATTER.evaluate(node, x, idx, upd)
+    want = x.copy()
+    for p, v in zip(positions, upd):
+        if 0 <= p < 5:
+            want[p] = v
+    np.testing.assert_array_equal(got, want)
+    assert got is not x and np.array_equal(x, np.arange(5.0 * int(np.prod(rest))).reshape((5,) + rest))
+    # the same node run by the tier at hand (compiled: XLA's scatter)
+    a = xp.asarray(x)
+    node = _ops.scatter_points(a._node, xp.asarray(idx)._node, xp.asarray(upd)._node, (0,))
+    np.testing.assert_array_equal(np.asarray(xp.Array._wrap(node, a.device)), want)

@@ -106,6 +106,15 @@ def _scatter(node, x, idx, upd):
     axes, mode = node.attrs
     out = np.array(x, copy=True)
     k = len(axes)
+    if k == 1 and mode == "set" and axes[0] == 0 and out.size:
+        # (the commonest scatter, a write by a mask's or an index array's positions along the
+        # first axis: strictly increasing and inside, it is numpy's out[col] = vals, what the
+        # general path below ends in for it without its bounds masks, moveaxis and checks)
+        col = idx.reshape(-1)
+        m = col.shape[0]
+        if m and col[0] >= 0 and col[m - 1] < out.shape[0] and (m == 1 or _increasing(col)):
+            out[col] = upd.reshape((m,) + upd.shape[idx.ndim - 1:])
+            return out
     rows = idx.reshape(-1, k)
     vals = upd.reshape((rows.shape[0],) + upd.shape[idx.ndim - 1:])
     if rows.shape[0] == 0 or out.size == 0:
