@@ -12,7 +12,8 @@ slicing ops to the leaves, computes those elements only, and leaves `y` pending,
 program still fuses it. A read of one element (`bool()`, `float()`, the probe) pushes its index
 down from the target itself: one-element nodes on the way are evaluated at their one index, as
 numpy scalars, never as arrays. A node of several elements is computed whole only when it is
-small (`SMALL` elements). Live pending arrays on nodes computed on the way (whole, or one-element
+small (`SMALL` elements), or under an exact reduce to a small result (`REDUCED` elements: SciPy's
+NaN test `isnan(max(x))` reads no element alone). Live pending arrays on nodes computed on the way (whole, or one-element
 ones pushed through) are realized with the targets (as a sync does), so a loop that reads a
 small state each step does not grow its graph.
 
@@ -50,6 +51,9 @@ from ._ops.core import node_value
 from ._ops.reduce import REDUCE
 
 SMALL = 64       # elements: a node this small is computed whole
+# elements: under an exact reduce of a small result (`_Evaluator.whole`), a node up to this size is
+# computed whole (numpy's max of 4096 float64 ~2 us; the engine's path to the interpreter ~50 us)
+REDUCED = 4096
 # computed nodes evaluated per read: numpy costs ~1-2 us an op on small values, a compiled
 # program's sync ~40-50 us whatever its size, so past ~24 ops a graph that repeats is cheaper
 # compiled (the engine's path interprets it first, then compiles it once that pays)
@@ -494,9 +498,10 @@ class _Evaluator:
     evaluation gives (np.float64, np.bool_, ...: the node's dtype, checked), not a 0-D array:
     the same values (numpy's scalar and array arithmetic agree, NEP 50), without a conversion
     per op (~0.3-0.5 us each). Whole values are arrays."""
-    __slots__ = ("memo", "ones", "ops", "computed", "seen", "order", "leaves")
+    __slots__ = ("memo", "ones", "ops", "computed", "seen", "order", "leaves", "limit")
 
     def __init__(self, verify=False):
+        self.limit = SMALL  # elements of a node computed whole (`REDUCED` under an exact reduce)
         self.memo = {}
         self.ones = {}      # one-element nodes pushed through (`_pushed`), by id: their value
         self.ops = 0        # computed nodes evaluated (whole or at an index)
@@ -529,7 +534,7 @@ class _Evaluator:
         size = 1
         for n in node.shape:
             size *= n
-        if size > SMALL:
+        if size > self.limit:
             raise _Fallback
         op = node.op
         if op is None:
@@ -541,10 +546,27 @@ class _Evaluator:
                 n = 1
                 for s in a.shape:
                     n *= s
-                if n > SMALL:
+                if n > self.limit:
                     large = True
                     break
-            if large:
+            if large and op is REDUCE and _takes(node) and n <= REDUCED:
+                # an exact reduce (max, min, and, or, an integer sum: any order gives its value)
+                # of a larger operand, SciPy's `isnan(max(x))` NaN test: its operands computed
+                # whole, as the interpreter tier would, instead of the engine's path
+                limit = self.limit
+                self.limit = REDUCED
+                try:
+                    self._check(node)
+                    r = op.evaluate(node, self.whole(args[0]))
+                finally:
+                    self.limit = limit
+                npdt = node.dtype.np
+                if type(r) is not np.ndarray or r.dtype is not npdt:
+                    r = np.asarray(r, dtype=npdt)
+                if r.shape != node.shape:
+                    node_value(r, node)  # (raises: an evaluation that disagrees with its op's rule)
+                v = r
+            elif large:
                 # a few elements of a large operand (the probe's `reshape(y, -1)[0]`): each
                 # index pushed down (the budget of ops bounds how many)
                 if size == 1:
