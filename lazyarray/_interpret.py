@@ -91,7 +91,7 @@ def schedule(plan, outputs, frees=True):
     for a, p in enumerate(last_use):
         if a < p < n and len(sig[p]) == 5:
             frees[p] += (a,)
-    return out_pos, frees
+    return out_pos, tuple(frees)  # (a tuple of tuples of ints: kept, the collector untracks it)
 
 
 # Ops whose value is a function of their static attributes alone (no operands; the attributes are
@@ -300,7 +300,8 @@ class HostProgram:
         # (the steps keep no stub: a stub is kept only by an evaluation bound to it, so the
         # stubs of prepared steps and leaves die here, not with the program)
         steps = Steps(tuple(fns), tuple(meta), tuple(ops), tuple(out_dtypes))
-        self.template, self.leaf_pos, self.clocked = template, tuple(leaf_pos), clocked
+        # (tuples of atoms, None and arrays: a kept program's the collector untracks, not visits)
+        self.template, self.leaf_pos, self.clocked = tuple(template), tuple(leaf_pos), clocked
         self.steps, self.fixed = steps, None
 
     def run(self, plan, outputs):
@@ -309,7 +310,7 @@ class HostProgram:
         times the LAPACK steps, on this thread's CPU clock, into `lapack_seconds`."""
         if self.steps is None:
             self.build(plan.sig)
-        vals = self.template.copy()
+        vals = list(self.template)
         ndarray = np.ndarray
         for p, leaf in zip(self.leaf_pos, plan.leaves):
             v = leaf.host  # (leaf_value's common case, inline)

@@ -87,3 +87,25 @@ def test_kept_keys_hold_few_tracked_entries():
     entries = [e for k in keys for e in k if gc.is_tracked(e)]
     assert len({id(e) for e in entries}) == len(set(entries))
     assert len(set(entries)) < len(entries) / 4
+
+
+
+def test_a_kept_host_program_gives_the_collector_no_per_position_containers(interpreted):
+    """A kept interpreted program's per-position tables (values kept between runs, what each step
+    frees) are tuples of atoms, None and arrays: untracked once collected, not visited by every
+    full collection; and its runs still give numpy's values."""
+    from lazyarray import _engine
+    from lazyarray._interpret import HostProgram
+    xs = np.linspace(0.5, 4.0, 24).reshape(4, 6)
+    x = xp.asarray(xs)
+    want = np.sum(np.sqrt(xs) * 3.0 + np.arange(6.0), axis=0)
+    for _ in range(4):
+        got = np.asarray(xp.sum(xp.sqrt(x) * 3.0 + xp.arange(6.0), axis=0))
+        np.testing.assert_array_equal(got, want)
+    programs = [s.steps for s in _engine.state.sightings.values()
+                if type(s.steps) is HostProgram and s.steps.steps is not None]
+    assert programs
+    gc.collect()
+    for prog in programs:
+        assert type(prog.template) is tuple and not gc.is_tracked(prog.template)
+        assert prog.frees is None or (type(prog.frees) is tuple and not gc.is_tracked(prog.frees))
