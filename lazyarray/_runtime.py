@@ -131,9 +131,13 @@ def put(value: np.ndarray, device, spec=None):
 # become a CPU device buffer without a copy (`put_private`); numpy's memory starts 16 bytes into
 # glibc's blocks, so a large array never does by chance: `private_copy` makes such arrays.
 HOST_ALIGN = 64
-# Below this size a copy costs less than the bookkeeping of taking the memory over (and the
-# memory does not matter): `private_copy` is numpy's plain copy and `put_private` copies.
-PRIVATE_MIN_BYTES = 1 << 20
+# Below this size `private_copy` is numpy's plain copy and `put_private` copies: such arrays come
+# from glibc's heap (under the mmap threshold `_heap_threshold` raises to 4 MiB), where a freed
+# host copy is reused by the next allocation without new pages, and its short-lived duplicate is
+# noise in the peak; a larger one is mmapped, faulted in afresh and unmapped each time. (With
+# 1 MiB, 5000x50 float64 Ridge's first call took ~0.4-1 ms more thread CPU: the aligned copies of
+# its interpreter outputs, for no memory gain there.)
+PRIVATE_MIN_BYTES = 4 << 20
 _ZERO_COPY = _xc.HostBufferSemantics.ZERO_COPY
 _uint8 = np.dtype(np.uint8)
 

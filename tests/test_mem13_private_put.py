@@ -11,7 +11,7 @@ import pytest
 import lazyarray as xp
 from lazyarray import _engine, _runtime
 
-BIG = (1024, 160)  # 1.25 MiB of float64: at least PRIVATE_MIN_BYTES
+BIG = (3328, 160)  # 4.06 MiB of float64: at least PRIVATE_MIN_BYTES
 DTYPES = ["float64", "float32", "int64", "int8", "uint16", "bool", "complex128"]
 
 
@@ -127,14 +127,14 @@ def test_an_adopted_buffer_recycled_by_the_pool_gives_numpy_values(fresh):
 
 def test_gradient_descent_adopts_the_data_and_matches_numpy(compiled_now):
     rng = np.random.default_rng(0)
-    X = rng.standard_normal((4000, 64))
+    X = rng.standard_normal((8192, 64))  # (4 MiB: adopted)
     y = (X @ rng.standard_normal(64) > 0).astype(np.float64)
 
     def gd(ns, X, y):
         w = ns.zeros(64, dtype=X.dtype)
         for _ in range(20):
             p = 1.0 / (1.0 + ns.exp(-(X @ w)))
-            w = w - 0.5 * (X.T @ (p - y)) / 4000
+            w = w - 0.5 * (X.T @ (p - y)) / 8192
         return w
 
     want = gd(np, X, y)
