@@ -20,12 +20,14 @@ is XLA's own, as without the helper.
 from __future__ import annotations
 
 import os
+import select
 import struct
 import subprocess
 import sys
 import threading
 
-IDLE_SECONDS = 2.0  # the helper exits after this long without a request
+IDLE_SECONDS = 2.0   # the helper exits after this long without a request
+START_SECONDS = 60.0  # a helper not ready this long after its start is given up (and the setting with it)
 
 # The helper: reads (options, text) frames on stdin, answers (status, payload) frames on stdout;
 # exits at end of input or after IDLE_SECONDS without one.
@@ -70,10 +72,14 @@ def _start():
     global _proc
     proc = subprocess.Popen([sys.executable, "-c", _WORKER, repr(IDLE_SECONDS)], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, close_fds=True)
-    if proc.stdout.read(1) != b"R":  # (it could not import jaxlib or make its client)
+    try:  # (it could not import jaxlib or make its client, or hangs: this process compiles instead)
+        ready, _, _ = select.select([proc.stdout], [], [], START_SECONDS)
+        if not ready or proc.stdout.read(1) != b"R":
+            raise OSError("the compile helper did not start")
+    except (OSError, ValueError):
         proc.kill()
         proc.wait()
-        raise OSError("the compile helper did not start")
+        raise OSError("the compile helper did not start") from None
     _proc = proc
 
 

@@ -139,3 +139,15 @@ def test_a_program_the_helper_compiled_is_stored_and_loads_from_disk(helper, mon
     assert xp.metrics.disk_hits > hits and helper.compiles == before + 1
     np.testing.assert_array_equal(again, got)
     np.testing.assert_allclose(got, want, rtol=1e-14)
+
+
+def test_a_helper_that_never_answers_its_start_is_given_up(helper, monkeypatch):
+    helper._stop()
+    monkeypatch.setattr(helper, "_WORKER", "import time; time.sleep(30)")
+    monkeypatch.setattr(helper, "START_SECONDS", 0.5)
+    monkeypatch.setattr(helper, "_broken", False)
+    before = helper.compiles
+    t0 = time.monotonic()
+    x = xp.asarray(np.arange(4.0))
+    np.testing.assert_array_equal(np.asarray(xp.sqrt(x) + x), np.sqrt(np.arange(4.0)) + np.arange(4.0))
+    assert time.monotonic() - t0 < 10 and helper._broken and helper.compiles == before
