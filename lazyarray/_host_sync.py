@@ -19,8 +19,8 @@ small state each step does not grow its graph.
 
 Which ops: those whose host evaluation the interpreter tests check bit for bit against XLA's CPU
 program (tests/test_interpret*.py with 0 ulps): arithmetic, bitwise, compare, select, convert,
-shape ops, slices, gathers, and reductions whose order cannot change a value (max, min, and,
-or, integer sums and products). Not here: transcendental functions, float sums and dot products
+shape ops, slices, gathers, scatters that set (masked and indexed writes), and reductions whose
+order cannot change a value (max, min, and, or, integer sums and products). Not here: transcendental functions, float sums and dot products
 (summation order), complex products. The tiers' documented differences stay what they were for
 the interpreter tier: subnormal results (XLA CPU flushes them) and a * b + c (XLA may contract
 it into an FMA; here it is rounded op by op, as numpy).
@@ -69,6 +69,12 @@ def _exact_reduce(node):
     return node.dtype.kind != "c" and (kind in ("max", "min", "and", "or") or node.dtype.kind in "biu")
 
 
+def _set_scatter(node):
+    """A scatter that sets (a masked or indexed write: the last of repeated places wins, as in
+    XLA's CPU program), not one that adds: a float sum's order is the program's."""
+    return node.attrs.mode == "set"
+
+
 def _real_operands(node):
     for a in node.args:  # (a loop: a generator costs ~0.5 us more, at every op of every read)
         if a.dtype.kind == "c":
@@ -89,7 +95,7 @@ _ANY_DTYPE = (_E.ADD, _E.SUBTRACT, _E.NEGATE, _E.COMPARE, _E.SELECT, _E.CONVERT,
               _E.TRANSPOSE, _E.SLICE, _E.DYNAMIC_SLICE, _E.DYNAMIC_UPDATE_SLICE, _E.CONCATENATE,
               _E.PAD, _E.REVERSE, _E.GATHER)
 EXACT = {**{op: _real_operands for op in _REAL_ONLY}, **{op: None for op in _ANY_DTYPE},
-         REDUCE: _exact_reduce}
+         REDUCE: _exact_reduce, _E.SCATTER: _set_scatter}
 # ops computed per element: every operand of the node's shape is read at the same index
 _ELEMENTWISE = {op for op in EXACT if isinstance(op, ops.Elementwise)} | {ops.SELECT}
 # the elementwise ops of `run_leaf_op`: op -> its condition in EXACT

@@ -58,3 +58,31 @@ def test_live_intermediates_are_realized_with_their_values():
     d = xp.abs(x - 0.25)            # live: computed on the way, realized with the read
     assert float(xp.max(d)) == float(np.max(np.abs(v - 0.25)))
     np.testing.assert_array_equal(np.asarray(d), np.abs(v - 0.25))
+
+
+@pytest.mark.parametrize("positions", [[0, 2, 5], [3, 3, 1], [7, 0]])
+def test_masked_and_indexed_writes_read_on_the_host(positions, both_tiers, monkeypatch):
+    """A small read of a graph with a scatter that sets (x[k] = v, x[m] = v) is computed here too;
+    repeated places keep the last update, as XLA's program does. (Checked mode's bounds checks
+    send a read to the engine: off here.)"""
+    monkeypatch.setattr(xp.config, "checks", False)
+    v = np.arange(8.0)
+    x = xp.asarray(v) + 0.0
+    k = np.array(positions)
+    upd = -np.arange(1.0, len(positions) + 1)
+    x[xp.asarray(k)] = xp.asarray(upd)
+    want = v.copy()
+    for p, u in zip(positions, upd):
+        want[p] = u
+    before = xp.metrics.host_syncs
+    assert float(xp.max(x)) == float(np.max(want))
+    if both_tiers == "interpreted":
+        assert xp.metrics.host_syncs == before + 1
+    np.testing.assert_array_equal(np.asarray(x), want)
+    m = xp.asarray(v > 3.0)
+    y = xp.asarray(v) * 1.0
+    y[m] = xp.asarray(np.array([10.0, 20.0, 30.0, 40.0]))
+    want = v.copy()
+    want[v > 3.0] = [10.0, 20.0, 30.0, 40.0]
+    assert float(xp.sum(xp.astype(y > 15.0, xp.int32))) == float(np.sum(want > 15.0))
+    np.testing.assert_array_equal(np.asarray(y), want)

@@ -167,10 +167,17 @@ def test_errors_keep_the_general_path():
 INT_KEYS = [np.array([0, 2, 2, -1, 3]), np.array([4, 0]), np.array([], dtype=np.int64), np.array([-3])]
 
 
+@pytest.fixture
+def unchecked(monkeypatch):
+    """Integer indices take `_mask_index`'s path outside checked mode only (the test command
+    runs in checked mode: LAZYARRAY_CHECKS=1)."""
+    monkeypatch.setattr(xp.config, "checks", False)
+
+
 @pytest.mark.parametrize("shape", [(5,), (5, 2), (5, 3, 2)])
 @pytest.mark.parametrize("which", range(len(INT_KEYS)))
 @pytest.mark.parametrize("itype", [np.int64, np.int32, np.uint8])
-def test_int_read_values_and_nodes(shape, which, itype):
+def test_int_read_values_and_nodes(shape, which, itype, unchecked):
     k = INT_KEYS[which]
     if itype is np.uint8:
         k = k % 5
@@ -179,6 +186,7 @@ def test_int_read_values_and_nodes(shape, which, itype):
     for idx in (xp.asarray(k), xp.asarray(k) + xp.zeros_like(xp.asarray(k))):  # host leaf, pending
         for key in _keys(idx, len(shape)):
             a = _pending(x)
+            assert _mask_index.index_of(a, key) is idx  # (this path, not the general one)
             got = a[key]
             want = _general_read(a, key)
             assert xp.graph_text(got) == xp.graph_text(want)
@@ -189,7 +197,7 @@ def test_int_read_values_and_nodes(shape, which, itype):
             assert got._node.op is None
 
 
-def test_int_read_out_of_range_keeps_the_gather():
+def test_int_read_out_of_range_keeps_the_gather(unchecked):
     x = np.arange(5.0)
     got = xp.asarray(x)[xp.asarray(np.array([1, 7]))]
     assert got._node.op is not None  # (XLA clamps out-of-range gather indices: unspecified)
@@ -199,7 +207,7 @@ def test_int_read_out_of_range_keeps_the_gather():
 @pytest.mark.parametrize("shape", [(5,), (5, 2)])
 @pytest.mark.parametrize("which", range(len(INT_KEYS)))
 @pytest.mark.parametrize("value", ["scalar", "row", "full"])
-def test_int_write_values_and_nodes(shape, which, value):
+def test_int_write_values_and_nodes(shape, which, value, unchecked):
     k = INT_KEYS[which]
     if which == 0:
         k = np.array([0, 2, -1, 3])  # (distinct positions: duplicates' order is unspecified)
@@ -210,6 +218,7 @@ def test_int_write_values_and_nodes(shape, which, value):
     want[k] = v
     for idx in (xp.asarray(k), xp.asarray(k) + xp.zeros_like(xp.asarray(k))):
         for key in _keys(idx, len(shape)):
+            assert _mask_index.index_of(_pending(x), key) is idx  # (this path, not the general one)
             fast, general = _pending(x), _pending(x)
             vv = v if np.isscalar(v) else xp.asarray(v)
             fast[key] = vv
@@ -218,7 +227,7 @@ def test_int_write_values_and_nodes(shape, which, value):
             np.testing.assert_array_equal(np.asarray(fast), want)
 
 
-def test_int_errors_and_checked_mode(monkeypatch):
+def test_int_errors_and_checked_mode(monkeypatch, unchecked):
     empty = xp.asarray(np.zeros((0, 2)))
     with pytest.raises(IndexError):
         empty[xp.asarray(np.array([0]))]
