@@ -119,7 +119,8 @@ def write(x, m, vnode):
         # `_mask_select`: a value independent of the count is a select over x's whole node, no sync
         if 0 in shape:
             return
-        upd = ops.broadcast_to(ops.broadcast_to(vnode, one), shape)
+        # (a 0-D value into a 1-D x: the chain's one live node, broadcast_in_dim(v, shape, ()))
+        upd = ops.broadcast_to(vnode if not vnode.shape and not rest else ops.broadcast_to(vnode, one), shape)
         pred = ops.broadcast_to(ops.reshape(m._node, shape[:1] + (1,) * len(rest)), shape)
         x._rebind(ops.select(pred, upd, node))
         return
