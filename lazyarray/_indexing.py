@@ -267,15 +267,21 @@ def setitem(x, key, value, /):
         # update of the base instead of one of the view and one of the base (scikit-learn's
         # `_add_to_diagonal` writes a view's diagonal element by element); the view reads its
         # new value from the base when next used, as after any write into its base
+        # (axes kept by a plan or a view's composition, unless x is a view of a view: its
+        # composition is made afresh at each write, so its window is too)
+        kept = pattern is not None and (type(x) is not _View or type(x._base) is not _View)
         x, axes = _write_target(x, axes, pattern)
         node = x._node
         if pattern is not None and vnode.shape == out_shape:
-            # (a key's window write, kept by its axes: `_window_write`)
-            key = (node.shape, out_shape, tuple(axes))
-            window = _window_writes.get(key)
-            if window is None:
+            # (a key's window write: `_window_write`)
+            if kept:
+                key = (node.shape, out_shape, tuple(axes))
+                window = _window_writes.get(key)
+                if window is None:
+                    window = _window_write(node.shape, axes, out_shape)
+                    _store(_window_writes, key, window)
+            else:
                 window = _window_write(node.shape, axes, out_shape)
-                _store(_window_writes, key, window)
             if window:
                 counts, starts = window
                 args = [node, ops.reshape(vnode, counts)]

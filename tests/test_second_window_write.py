@@ -55,6 +55,20 @@ def test_writes_through_views_reach_the_base(rng):
     np.testing.assert_array_equal(np.asarray(c), c_np)
 
 
+def test_views_of_views_keep_no_window(rng):
+    from lazyarray import _indexing
+    c_np = rng.standard_normal((4, 6, 6))
+    c = xp.asarray(c_np)
+    inner = c[1:4][0:2]  # a view of a view: its composition is made at each write
+    kept = len(_indexing._window_writes)
+    for k in range(3):
+        inner[1, 2:5, :] = xp.asarray(np.full((3, 6), float(k)))
+        c_np[2, 2:5, :] = float(k)
+    assert len(_indexing._window_writes) == kept
+    np.testing.assert_array_equal(np.asarray(c), c_np)
+    np.testing.assert_array_equal(np.asarray(inner), c_np[1:3])
+
+
 def test_the_loop_of_a_gaussian_mixture(rng):
     """`covariances[k] = ...` and `log_prob[:, k] = ...` for each component, as scikit-learn's
     GaussianMixture writes them each EM step."""
