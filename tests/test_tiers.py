@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import lazyarray as xp
-from lazyarray import _config, _engine, _run_program, _tier_policy
+from lazyarray import _config, _engine, _host_sync, _run_program, _tier_policy
 
 
 @pytest.fixture
@@ -37,7 +37,7 @@ def test_new_graph_is_interpreted_then_compiled_in_the_background(tiered, rng):
 
 def test_one_off_graphs_never_compile(tiered, rng):
     for n in range(1, 30):
-        xn = rng.standard_normal(n + 100)  # (above _host_sync.SMALL: small reads need no tier at all)
+        xn = rng.standard_normal(n + _host_sync.REDUCED)  # (above _host_sync.REDUCED: small reads need no tier)
         assert float(xp.max(xp.abs(xp.asarray(xn)) * 2.0)) == float(np.max(np.abs(xn)) * 2.0)
     assert tiered.compiles == 0 and tiered.background_compiles == 0
     assert tiered.interpreted == 29
