@@ -670,6 +670,8 @@ INTERNED_KEYS = 1024
 # A kept key's entries, shared by every kept key that has an equal one (`_shared`): entry -> itself
 _entries = {}
 SHARED_ENTRIES = 1 << 15  # emptied past this many (keys made before keep theirs)
+SHARE_AFTER = INTERNED_KEYS  # new structures kept as they are before sharing starts
+_unshared = 0  # how many of those this process made
 
 
 def _shared(key):
@@ -679,7 +681,14 @@ def _shared(key):
     collector tracks and visits at each full collection (it holds an op and a dtype); SciPy's
     signal tests left 216,000 of them in 4,096 kept keys, of which 24,000 distinct (a leaf's
     (shape, dtype) repeats in most graphs): shared, a full collection visits a tenth as many.
-    Equal entries are interchangeable, as equal keys are (one program serves both)."""
+    Equal entries are interchangeable, as equal keys are (one program serves both).
+    Sharing costs a look-up per entry (~60-100 ns), which pays only once the process keeps many
+    keys: the first SHARE_AFTER new structures are kept as they are (SciPy's 188-call table makes
+    339, a test suite tens of thousands)."""
+    global _unshared
+    if _unshared < SHARE_AFTER:
+        _unshared += 1
+        return key
     if len(_entries) >= SHARED_ENTRIES:
         _entries.clear()
     shared = StructuralKey(map(_entries.setdefault, key, key))

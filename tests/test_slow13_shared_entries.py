@@ -11,6 +11,12 @@ from lazyarray import _graph
 from lazyarray._graph import Plan
 
 
+@pytest.fixture(autouse=True)
+def sharing(monkeypatch):
+    """Sharing from the first new structure (a process shares after SHARE_AFTER of them)."""
+    monkeypatch.setattr(_graph, "SHARE_AFTER", 0)
+
+
 def _key(outputs):
     plan = Plan(outputs)
     return plan, plan.key(outputs)
@@ -109,3 +115,31 @@ def test_a_kept_host_program_gives_the_collector_no_per_position_containers(inte
     for prog in programs:
         assert type(prog.template) is tuple and not gc.is_tracked(prog.template)
         assert prog.frees is None or (type(prog.frees) is tuple and not gc.is_tracked(prog.frees))
+
+
+def test_the_first_new_structures_are_kept_as_they_are(monkeypatch):
+    """Before SHARE_AFTER new structures, a kept key is the plan's own (no look-up per entry);
+    after, its entries are the shared ones; both equal the signature and compute numpy's values."""
+    monkeypatch.setattr(_graph, "SHARE_AFTER", 3)
+    monkeypatch.setattr(_graph, "_unshared", 0)
+    monkeypatch.setattr(_graph, "_entries", {})
+    xs = np.arange(6.0)
+    x = xp.asarray(xs)
+    with _graph.lock:
+        made = []
+        for k in range(1, 7):
+            y = x * 3.0
+            for _ in range(k):
+                y = y - 2.0
+            plan, key = _key([y._node])
+            assert tuple(key) == tuple(plan.sig) + ((plan.index[y._node],),)
+            made.append(key)
+    assert _graph._unshared == 3
+    shared = {id(e) for key in made[3:] for e in key}
+    assert not any(id(e) in shared for key in made[:3] for e in key)
+    assert {id(e) for e in _graph._entries.values()} >= shared
+    for k in range(1, 7):
+        y = x * 3.0
+        for _ in range(k):
+            y = y - 2.0
+        np.testing.assert_array_equal(np.asarray(y), xs * 3.0 - 2.0 * k)
