@@ -94,7 +94,7 @@ _clock_seconds = getattr(time, "clock_gettime", None)
 class Sighting:
     """A graph the interpreter serves: how often and how long, and its background compile."""
     __slots__ = ("runs", "future", "seconds", "pinned", "steps", "estimate", "learnt",
-                 "timed", "timed_seconds", "next_timed", "host_cpu", "trial", "trial_runs", "recipe")
+                 "timed", "timed_seconds", "next_timed", "host_cpu", "trial", "trial_runs", "recipe", "wall")
 
     def __init__(self, pinned):
         self.runs = 0
@@ -112,6 +112,7 @@ class Sighting:
         self.trial = None    # its program's timed runs (process CPU seconds) while it is tried (`end_trial`)
         self.trial_runs = 0  # its program's runs on trial, those not counted included
         self.recipe = None   # its matcher (`_run_program.Recipe`; False: none), made once it has run RECIPE_AFTER_RUNS times
+        self.wall = None     # wall seconds of its last interpreted run (`samples_process_cpu`)
 
 
 COMPILE_FIXED, COMPILE_PER_NODE = 0.025, 0.001  # seconds: compile_estimate's terms
@@ -269,7 +270,7 @@ def serve(skey, plan, outputs, device, site, plain_key=None):
     on_host = device.platform in HOST_PLATFORMS
     p0 = None
     if timed:
-        if on_host:
+        if on_host and samples_process_cpu(entry, plan, skey, device):
             p0 = _cpu_mark()
         c0 = time.thread_time()
     t0 = time.perf_counter()
@@ -289,7 +290,8 @@ def serve(skey, plan, outputs, device, site, plain_key=None):
             # compiling already: wait for that program rather than compile the graph twice
             return install(plain_key, future.result())
         return None
-    metrics.interpret_seconds += time.perf_counter() - t0  # (wall clock: the report's figure)
+    entry.wall = wall = time.perf_counter() - t0
+    metrics.interpret_seconds += wall  # (wall clock: the report's figure)
     metrics.interpreted += 1
     runs = entry.runs = entry.runs + 1
     if timed:
@@ -323,6 +325,35 @@ def serve(skey, plan, outputs, device, site, plain_key=None):
     for node, value in zip(outputs, values):
         node.realize_host(value)
     return INTERPRETED
+
+
+# Timed runs within this factor of runs of the compile decision also read the process's CPU clock.
+SAMPLE_AHEAD = 32
+
+
+def samples_process_cpu(entry, plan, skey, device):
+    """Whether a timed run of this graph on the host also measures its process CPU (`host_cpu`,
+    the trial's yardstick): only once its compile may start within SAMPLE_AHEAD times its runs
+    so far (by its last run's wall time, or the learnt cost), while compiling, or when nothing
+    is known yet. Reading the process's CPU clock costs ~2 us while other threads of the process
+    run (OpenBLAS's workers spin after a product) against ~0.3 for this thread's, and on a loaded
+    machine such reads stalled for milliseconds (a scikit-learn pass: 96 reads, up to 30 ms each,
+    36 ms of wall time in all); most timed runs are a graph's second, far from its compile (it
+    costs 25 ms or more). The estimate is made here when this run is the first to decide (as
+    `serve` would make it after the run: the same value, one call earlier)."""
+    future = entry.future
+    if entry.pinned or future is COMPILE_FAILED:
+        return False  # (never compiled: no trial)
+    if future is not None:
+        return True
+    estimate = entry.estimate
+    if estimate is None:
+        if entry.runs + 1 < _config.interpret_first:
+            return True
+        estimate = entry.estimate = compile_estimate(plan.order)  # (on the host: no accelerator ratio)
+        entry.learnt = learnt_seconds(skey, device)
+    per_run = entry.learnt if entry.learnt is not None else entry.wall
+    return per_run is None or (entry.runs + 1) * per_run * SAMPLE_AHEAD >= estimate
 
 
 # The trial of a new program on the host (module docstring).
