@@ -51,7 +51,8 @@ each timed in CPU seconds of the whole process (`_cpu_since`: XLA's CPU execute 
 threads; a run that a background compile overlapped is not counted, up to `TRIAL_RUNS_MAX`) from
 `serve`'s return to the end of `_run_program.run` (inputs, execute, realize: `end_trial`, its
 hook there). The interpreter's timed runs are timed alike for this (`Sighting.host_cpu`: from
-its inputs' fetch to its values computed). When its cheapest compiled run costs more than
+its inputs' fetch to its values computed), those near the graph's compile decision only
+(`samples_process_cpu`: the process's clock costs more to read than the thread's). When its cheapest compiled run costs more than
 `SLOWER_MARGIN` times the cheapest interpreted one (`compiled_is_slower`), the graph goes back to the
 interpreter for good in this process (pinned: decided once, no flip-flop), and the command's
 learnt-cost file records its entry (`_prefetch.note_slower_compiled`), so the next run of the
