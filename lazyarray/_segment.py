@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import operator
 import weakref
-from itertools import chain as _chain, repeat as _forever
+from itertools import chain as _chain, compress as _compress, repeat as _forever
 
 import numpy as np
 
@@ -540,18 +540,17 @@ def _memo_key(n, flat, ranks, rank, outputs, params):
     """(key, outside operands in first-use order) of a graph of `n` nodes whose operands are
     `flat` (in order; `ranks` their positions, -1 from outside): the key holds `params`, the
     wiring, which outside operands are one object and what each is (`_outside`), and which
-    nodes are outputs; the descriptions are compared apart (`_recipes` keeps them)."""
-    ext = np.flatnonzero(ranks < 0).tolist()
-    outside = [flat[j] for j in ext]
-    ids = np.fromiter(map(id, outside), dtype=np.uint64, count=len(outside))
-    _, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
-    order = np.argsort(first, kind="stable")
-    label = np.empty(len(order), dtype=np.int64)
-    label[order] = np.arange(len(order), dtype=np.int64)
-    objects = [outside[j] for j in first[order].tolist()]
+    nodes are outputs; the descriptions are compared apart (`_recipes` keeps them). (A dict in
+    first-use order labels the outside operands, not numpy's unique: a loop reads a few objects
+    from outside hundreds of times, and unique's sort cost more than the rest of the key.)"""
+    outside = list(_compress(flat, (ranks < 0).tolist()))
+    label = dict.fromkeys(outside)  # (nodes hash by identity: one entry an object, first use first)
+    objects = list(label)
+    label.update(zip(objects, range(len(objects))))
+    at = map(label.__getitem__, outside)
+    labels = bytes(at) if len(objects) <= 256 else np.fromiter(at, dtype=np.int64, count=len(outside)).tobytes()
     outs = tuple(sorted({rank[o] for o in outputs if o.op is not None}))
-    key = (params, n, ranks.tobytes(), label[inverse.reshape(-1)].tobytes(),
-           tuple(map(_outside, objects)), outs)
+    key = (params, n, ranks.tobytes(), labels, tuple(map(_outside, objects)), outs)
     return key, objects
 
 
