@@ -239,6 +239,20 @@ def lapack_call(work):
     return contextlib.nullcontext() if lib is None else _Window(lib, work < ONE_THREAD_WORK)
 
 
+def host_program_window():
+    """Around one run of an interpreted program with host LAPACK calls (`_interpret.HostProgram.run`):
+    one window on SciPy's LAPACK for all of them, each call's own window (`lapack_call`) then
+    nested in it, so free. Every LAPACK call the host evaluates is small (`host_may_evaluate`),
+    so each runs on the one thread its own window gave it; the run pays one switch and back
+    instead of one per call (~4-5 us each: a GaussianMixture(full) EM step makes 12 calls). Not
+    where numpy's BLAS is the same library: its large products, which take no window, would run
+    on one thread too."""
+    lib = _library("lapack")
+    if lib is None or lib is _library("numpy"):
+        return None
+    return _Window(lib, True)
+
+
 def numpy_matmul_window(b, m, n, k):
     """Whether numpy's BLAS matmul of b products (m, k) x (k, n) needs a window (`numpy_matmul`):
     a vector product above `NUMPY_WINDOW_FROM`, a matrix product above `GEMM_ONE_THREAD_UPTO`,

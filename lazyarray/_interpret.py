@@ -26,7 +26,7 @@ import time
 import numpy as np
 
 from . import _runtime
-from ._blas_threads import _KERNEL_OPS
+from ._blas_threads import _KERNEL_OPS, host_program_window
 from ._graph import Plan
 from ._ops.core import host_step, node_value
 from ._ops.shape import CONSTANT, IOTA
@@ -319,6 +319,9 @@ class HostProgram:
             vals[p] = v
         clock = self.clock and self.clocked
         lapack = 0.0
+        window = host_program_window() if self.clocked else None  # (its LAPACK calls' one window)
+        if window is not None:
+            window.__enter__()
         quiet = numpy_errors_quiet()
         try:
             steps = self.steps
@@ -345,6 +348,8 @@ class HostProgram:
                     lapack += time.thread_time() - c0
         finally:
             numpy_errors_loud(quiet)
+            if window is not None:
+                window.__exit__(None, None, None)
         if clock:
             self.lapack_seconds = lapack
         return _outputs(vals, self.out_pos, outputs)

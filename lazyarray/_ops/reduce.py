@@ -134,6 +134,10 @@ def _prepare_reduce(node):
     kind, dims = node.attrs
     d, r = node.dtype, REDUCERS[kind]
     ufunc, npdt, initial = r.host_ufunc(d), d.np, r.init(d)[()]
+    x_shape = node.args[0].shape
+    if (kind in ("max", "min") and dims == (len(x_shape) - 1,) and len(x_shape) >= 2
+            and 2 <= x_shape[-1] <= SHORT_AXIS and 0 not in x_shape):
+        return functools.partial(_reduce_columns_step, ufunc, x_shape[-1], kind if d.kind == "f" else None, dims)
     if kind in ("max", "min") and d.kind == "f":
         return functools.partial(_reduce_signed_zeros_step, ufunc, dims, npdt, initial, kind)
     return functools.partial(_reduce_step, ufunc, dims, npdt, initial)
@@ -141,6 +145,22 @@ def _prepare_reduce(node):
 
 def _reduce_step(ufunc, dims, npdt, initial, x):
     return ufunc.reduce(x, axis=dims, dtype=npdt, initial=initial)  # (a 0-D result: HostProgram converts it)
+
+
+# max/min over a last axis of at most this many elements: `_reduce_columns_step`
+SHORT_AXIS = 8
+
+
+def _reduce_columns_step(ufunc, n, kind, dims, x):
+    """max/min over a short last axis as n - 1 elementwise maxima (minima) of its columns: numpy's
+    reduce loops over the rows, one short inner loop each (a (300, 3) float64 max: ~9.5 us, against
+    ~1.1 here). The same values: both take the maximum of the same elements (NaN propagates in
+    both; the identity the reduce starts from is absorbed by the first element), and a float
+    result's zero sign is XLA's in both (`_fix_zero_sign`, kind None: not floats)."""
+    out = ufunc(x[..., 0], x[..., 1])
+    for j in range(2, n):
+        ufunc(out, x[..., j], out=out)
+    return out if kind is None else _fix_zero_sign(out, x, kind, dims, False)
 
 
 def _reduce_signed_zeros_step(ufunc, dims, npdt, initial, kind, x):
