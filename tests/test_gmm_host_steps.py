@@ -214,3 +214,48 @@ def test_interpreted_runs_give_the_compiled_bits(monkeypatch):
     monkeypatch.setattr(xp.config, "interpret_first", 2)
     for _ in range(4):
         assert_same(np.asarray(_chol_solve(a, b)), compiled)
+
+
+# ------------------------------------------------------------------ prepared kernel steps
+
+KERNELS = [("lu", (), (6, 6)), ("cholesky", (), (8, 8)), ("qr", (False,), (7, 4)), ("qr", (True,), (7, 4)),
+           ("eigh", (), (5, 5)), ("eig", (), (5, 5)), ("svd", (False,), (6, 4)), ("svdvals", (), (3, 5)),
+           ("cholesky", (), (2, 4, 4))]
+
+
+@pytest.mark.parametrize("name,params,shape", KERNELS, ids=str)
+@pytest.mark.parametrize("d", [dt.float64, dt.float32], ids=lambda d: d.name)
+def test_prepared_kernel_steps_are_the_evaluation(monkeypatch, name, params, shape, d):
+    """A built program's kernel steps (`_ops.linalg._prepare_kernel`): the node-by-node
+    evaluation's arrays, bit for bit, one decomposition for all the outputs of one operand."""
+    from lazyarray._ops import lapack_host
+    from lazyarray._ops import linalg as la_ops
+    rng = np.random.default_rng(11)
+    a = rng.standard_normal(shape)
+    if name in ("cholesky", "eigh"):
+        a = a @ np.swapaxes(a, -1, -2) + shape[-1] * np.eye(shape[-1])
+    a = a.astype(d.np)
+    nodes = ops.kernel(name, leaf(a), DEV.platform, *params)
+    steps = [host_step(n) for n in nodes]
+    assert all(getattr(s, "func", None) is la_ops._kernel_step for s in steps)
+    calls = []
+    real = lapack_host.decompose
+    monkeypatch.setattr(lapack_host, "decompose", lambda *args: (calls.append(args[0]), real(*args))[1])
+    operand = la_ops._evaluate_operand(None, a)  # (a fresh view, as the operand's step gives)
+    got = [s(operand) for s in steps]
+    assert calls == [name]
+    want_operand = la_ops._evaluate_operand(None, a)
+    want = [la_ops._evaluate_kernel(n, want_operand) for n in nodes]
+    for g, w, n in zip(got, want, nodes):
+        assert g.shape == n.shape and g.dtype == n.dtype.np
+        assert_same(g, w)
+
+
+def test_kernel_output_specs_are_kept():
+    from lazyarray._ops import linalg as la_ops
+    one = la_ops._outputs("svd", (6, 4), dt.float64, (False,))
+    assert one is la_ops._outputs("svd", (6, 4), dt.float64, [False])
+    assert one == (((6, 4), dt.float64), ((4,), dt.float64), ((4, 4), dt.float64))
+    attrs = [n.attrs for n in ops.kernel("lu", leaf(np.eye(3)), DEV.platform)]
+    assert attrs == [n.attrs for n in ops.kernel("lu", leaf(np.eye(3) * 2), DEV.platform)]
+    assert [a.index for a in attrs] == [0, 1, 2]

@@ -22,6 +22,7 @@ The tier policy weighs a LAPACK call's compile as ~50 ms beyond an ordinary op's
 """
 from __future__ import annotations
 
+import functools
 import math
 import weakref
 
@@ -31,7 +32,7 @@ from .. import _blas_threads, _dtypes as dt
 # LAPACK module is loaded at its first call; importing it inside a consumer's first call cost
 # 3-10 ms there where Python compiles it from source, PYTHONDONTWRITEBYTECODE being set)
 from . import lapack_host
-from .core import OpDef
+from .core import OpDef, memo, prepared
 from .elementwise import compare, convert
 from .shape import broadcast_in_dim, constant, iota
 
@@ -78,7 +79,16 @@ def _out_dtype(rule, dtype):
 
 
 def _outputs(name, shape, dtype, params):
-    return [(tuple(s), _out_dtype(r, dtype)) for s, r in KERNEL_OUTPUTS[name](shape, *params)]
+    """The outputs' (shape, DType) pairs, a tuple (`core.memo`: each output's rule asks, at every
+    kernel node traced: ~1.5 us of a Cholesky's trace, three times that of an LU's)."""
+    return memo(_output_specs, (name, tuple(shape), dtype, tuple(params)), _make_outputs)
+
+
+def _make_outputs(name, shape, dtype, params):
+    return tuple([(tuple(s), _out_dtype(r, dtype)) for s, r in KERNEL_OUTPUTS[name](shape, *params)])
+
+
+_output_specs = {}  # (kernel, input shape, DType, params) -> `_outputs`
 
 
 _calls = weakref.WeakKeyDictionary()  # Emitter -> {(kernel, params, platform, input): [V]}
@@ -125,17 +135,38 @@ def _evaluate_operand(node, x):
     return x.view()
 
 
+def _prepare_kernel(node):
+    """`_evaluate_kernel`'s step with its outputs' numpy specs and memo key made once
+    (`core.prepared`): a partial over atoms, the same decomposition."""
+    name, params, _, index = node.attrs
+    x = node.args[0]
+    specs = tuple([(s, d.np) for s, d in _outputs(name, x.shape, x.dtype, params)])
+    return functools.partial(_kernel_step, name, params, (name, params), specs, index)
+
+
+def _kernel_step(name, params, kind, specs, index, x):
+    key = id(x)
+    entry = _host_outputs.get(key)
+    if entry is None:
+        entry = _host_outputs[key] = (weakref.ref(x, lambda _, key=key: _host_outputs.pop(key, None)), {})
+    outs = entry[1].get(kind)
+    if outs is None:
+        outs = entry[1][kind] = lapack_host.decompose(name, params, x, specs)
+    return outs[index]
+
+
+@prepared(_prepare_kernel)
 def _evaluate_kernel(node, x):
     name, params, _, index = node.attrs
     key = id(x)
     entry = _host_outputs.get(key)
     if entry is None:
         entry = _host_outputs[key] = (weakref.ref(x, lambda _, key=key: _host_outputs.pop(key, None)), {})
-    memo = entry[1]
-    outs = memo.get((name, params))
+    outputs = entry[1]
+    outs = outputs.get((name, params))
     if outs is None:
         specs = [(s, d.np) for s, d in _outputs(name, x.shape, node.args[0].dtype, params)]
-        outs = memo[(name, params)] = lapack_host.decompose(name, params, x, specs)
+        outs = outputs[(name, params)] = lapack_host.decompose(name, params, x, specs)
     return outs[index]
 
 
@@ -191,8 +222,13 @@ def kernel(name, x, platform, *params):
         return [eye(s[:-2], s[-1], d) if math.prod(s) else zeros(s, d)
                 for s, d in _outputs(name, x.shape, x.dtype, params)]
     x = LINALG_OPERAND.bind((x,))
-    n = len(KERNEL_OUTPUTS[name](x.shape, *params))
-    return [LINALG_KERNEL.bind((x,), LINALG_KERNEL.Attrs(name, tuple(params), platform, i)) for i in range(n)]
+    params = tuple(params)
+    n = len(_outputs(name, x.shape, x.dtype, params))
+    return [LINALG_KERNEL.bind((x,), memo(_kernel_attrs, (name, params, platform, i), LINALG_KERNEL.Attrs))
+            for i in range(n)]
+
+
+_kernel_attrs = {}  # (kernel, params, platform, index) -> LINALG_KERNEL.Attrs (`core.memo`)
 
 
 def _triangular_rule(args, a):
