@@ -61,6 +61,17 @@ GEMM_ONE_THREAD_UPTO = 1 << 18
 
 _KERNEL_OPS = ("linalg_kernel", "triangular_solve")  # the ops that become LAPACK/BLAS custom calls
 
+# LAPACK and BLAS calls on matrices of at most TINY_SIDE rows and columns (`is_tiny`: every operand,
+# a decomposition's outputs included: a full QR of 16x4 makes a 16x16 Q) take no window, in either
+# tier: OpenBLAS runs them on one thread whatever its setting, so their bits are a one-thread
+# run's anyway, and the switch and back (2-15 us measured around a scikit-learn pass, against ~1 us
+# for an 8x8 Cholesky) is saved. Observed on SciPy's OpenBLAS at 2 threads (/proc schedstat of its
+# workers over 5000 calls): potrf, getrf and trsm never wake a worker up to 24x24, trsm does from
+# 32x32, and a full QR of 256x4 (its 256x256 Q) does; tests/test_gmm_host_steps.py checks every
+# kernel at this bound.
+TINY_SIDE = 16
+_NO_WINDOW = contextlib.nullcontext()  # (reusable: it holds no state)
+
 
 def decomposition_work(shape, dtype):
     """Multiply-adds of a decomposition of a stack of m x n matrices, up to a constant: m n min(m, n)
@@ -82,6 +93,15 @@ def matmul_work(b, m, n, k):
 def _is_complex(dtype):
     kind = getattr(dtype, "kind", None)
     return kind == "c"
+
+
+def is_tiny(*shapes):
+    """Whether LAPACK/BLAS calls on matrices of these shapes (their last two axes; a batch is one
+    call per matrix) are tiny: no side above `TINY_SIDE`."""
+    for shape in shapes:
+        if shape[-2] > TINY_SIDE or shape[-1] > TINY_SIDE:
+            return False
+    return True
 
 
 def node_work(node):
@@ -233,20 +253,23 @@ def _held():
     return held
 
 
-def lapack_call(work):
-    """Around a host LAPACK call of `work` multiply-adds (`decomposition_work`, `solve_work`)."""
+def lapack_call(work, tiny=False):
+    """Around a host LAPACK call of `work` multiply-adds (`decomposition_work`, `solve_work`);
+    none for a tiny one (`is_tiny`)."""
+    if tiny:
+        return _NO_WINDOW
     lib = _library("lapack")
     return contextlib.nullcontext() if lib is None else _Window(lib, work < ONE_THREAD_WORK)
 
 
 def host_program_window():
-    """Around one run of an interpreted program with host LAPACK calls (`_interpret.HostProgram.run`):
-    one window on SciPy's LAPACK for all of them, each call's own window (`lapack_call`) then
-    nested in it, so free. Every LAPACK call the host evaluates is small (`host_may_evaluate`),
-    so each runs on the one thread its own window gave it; the run pays one switch and back
-    instead of one per call (~4-5 us each: a GaussianMixture(full) EM step makes 12 calls). Not
-    where numpy's BLAS is the same library: its large products, which take no window, would run
-    on one thread too."""
+    """Around one run of an interpreted program with host LAPACK calls, not all of them tiny
+    (`_interpret.HostProgram.run`, `is_tiny`): one window on SciPy's LAPACK for all of them, each
+    call's own window (`lapack_call`) then nested in it, so free. Every LAPACK call the host
+    evaluates is small (`host_may_evaluate`), so each runs on the one thread its own window gave
+    it; the run pays one switch and back instead of one per call (~4-5 us each: a 20x20
+    GaussianMixture(full) EM step would make 12 calls). Not where numpy's BLAS is the same
+    library: its large products, which take no window, would run on one thread too."""
     lib = _library("lapack")
     if lib is None or lib is _library("numpy"):
         return None
@@ -300,13 +323,13 @@ def program_call(key, order):
 
 
 def _classify(order):
-    works = list(_lapack_works(order, set()))
-    if not works:
+    calls = list(_lapack_calls(order, set()))
+    if all(is_tiny(*(a.shape for a in node.args)) for node in calls):  # (none, or tiny: one thread anyway)
         return _NO_LAPACK
-    return max(works) < ONE_THREAD_WORK
+    return max(node_work(node) for node in calls) < ONE_THREAD_WORK
 
 
-def _lapack_works(nodes, seen):
+def _lapack_calls(nodes, seen):
     for node in nodes:
         if id(node) in seen:
             continue
@@ -315,7 +338,7 @@ def _lapack_works(nodes, seen):
         if op is None:
             continue
         if op.name in _KERNEL_OPS and getattr(node.attrs, "platform", None) == "cpu":
-            yield node_work(node)
+            yield node
         body = getattr(node.attrs, "body", None)
         if body is not None and hasattr(body, "nodes"):
-            yield from _lapack_works(body.nodes, seen)
+            yield from _lapack_calls(body.nodes, seen)

@@ -26,7 +26,7 @@ import time
 import numpy as np
 
 from . import _runtime
-from ._blas_threads import _KERNEL_OPS, host_program_window
+from ._blas_threads import _KERNEL_OPS, host_program_window, is_tiny
 from ._graph import Plan
 from ._ops.core import host_step, node_value
 from ._ops.shape import CONSTANT, IOTA
@@ -246,7 +246,7 @@ class HostProgram:
     routines, so their time is not what compiling would save (`_tier_policy.serve`). A run asked
     to clock them is always a built program's."""
     __slots__ = ("out_pos", "frees", "fixed", "runs", "template", "leaf_pos", "steps", "clocked",
-                 "clock", "lapack_seconds")
+                 "clock", "lapack_seconds", "lapack_window")
 
     def __init__(self, plan, outputs, frees=True):
         self.out_pos, self.frees = schedule(plan, outputs, frees)
@@ -257,6 +257,7 @@ class HostProgram:
         self.clocked = False  # whether a step is a LAPACK call
         self.clock = False  # whether the next run times its LAPACK steps (the caller sets it)
         self.lapack_seconds = 0.0  # CPU seconds of the LAPACK steps of the last run that clocked them
+        self.lapack_window = False  # whether a LAPACK step is not tiny (`host_program_window`)
 
     def build(self, sig):
         """The steps, from the graph's signature (`Plan.sig`): structural stubs stand for its
@@ -268,7 +269,7 @@ class HostProgram:
         dtypes = [None] * len(sig)
         template = [None] * len(sig)
         leaf_pos, fns, meta, ops, out_dtypes = [], [], [], [], []
-        clocked = False
+        clocked = window = False
         for p, entry in enumerate(sig):
             if len(entry) != 5:
                 shapes[p], dtypes[p] = entry[0], entry[1]
@@ -289,7 +290,9 @@ class HostProgram:
                     template[p] = v
                     continue
             kernel = op.name in _KERNEL_OPS
-            clocked |= kernel
+            if kernel:
+                clocked = True
+                window = window or not is_tiny(*[shapes[a] for a in operands])
             key = [op, op.evaluate, attrs, shape, dtype]
             for a in operands:
                 key += (shapes[a], dtypes[a])
@@ -302,6 +305,7 @@ class HostProgram:
         steps = Steps(tuple(fns), tuple(meta), tuple(ops), tuple(out_dtypes))
         # (tuples of atoms, None and arrays: a kept program's the collector untracks, not visits)
         self.template, self.leaf_pos, self.clocked = tuple(template), tuple(leaf_pos), clocked
+        self.lapack_window = window
         self.steps, self.fixed = steps, None
 
     def run(self, plan, outputs):
@@ -319,7 +323,7 @@ class HostProgram:
             vals[p] = v
         clock = self.clock and self.clocked
         lapack = 0.0
-        window = host_program_window() if self.clocked else None  # (its LAPACK calls' one window)
+        window = host_program_window() if self.lapack_window else None  # (its LAPACK calls' one window)
         if window is not None:
             window.__enter__()
         quiet = numpy_errors_quiet()

@@ -9,6 +9,10 @@
   every call still on one thread, the user's count back after the run (also after a failing
   step), the compiled program's bits.
 """
+import os
+import threading
+import time
+
 import numpy as np
 import pytest
 
@@ -141,8 +145,12 @@ def _chol_solve(a, b):
 
 @needs_two_libraries
 @pytest.mark.parametrize("user", [1, 2])
-def test_one_window_per_interpreted_run(monkeypatch, user):
-    a, b = _spd(8, 1), np.random.default_rng(2).standard_normal((8, 8))
+@pytest.mark.parametrize("n", [8, 20])
+def test_one_window_per_interpreted_run(monkeypatch, user, n):
+    """20x20 (above TINY_SIDE): one window a run, each call on one thread; 8x8 (tiny):
+    no window at all (OpenBLAS runs such calls on one thread whatever its setting)."""
+    tiny = n <= bt.TINY_SIDE
+    a, b = _spd(n, 1), np.random.default_rng(2).standard_normal((n, n))
     enters, seen = [], []
     real_enter = bt._Library.enter
 
@@ -170,14 +178,16 @@ def test_one_window_per_interpreted_run(monkeypatch, user):
             enters.clear()
             results.append(np.asarray(_chol_solve(a, b)))
             if run >= 2:  # a built program's runs: one window, each call nested in it
-                assert enters == [True], enters
-        assert seen and set(seen) == {1}
+                assert enters == ([] if tiny else [True]), enters
+            if tiny:
+                assert enters == []
+        assert seen and set(seen) == ({after_set} if tiny else {1})
         assert LAPACK.threads() == after_set
         assert LAPACK._mode is None and LAPACK._users == 0
     finally:
         LAPACK._set(before)
     c = np.linalg.cholesky(a)
-    np.testing.assert_allclose(results[-1], np.linalg.solve(c, b) + c, rtol=1e-12)
+    np.testing.assert_allclose(results[-1], np.linalg.solve(c, b) + c, rtol=1e-10, atol=1e-12)
     for r in results[1:]:
         assert_same(r, results[0])
 
@@ -187,7 +197,7 @@ def test_window_closed_after_a_failing_step():
     """A step that raises inside a run leaves no window open (the user's count is back)."""
     from lazyarray._interpret import HostProgram
     from lazyarray._graph import Plan
-    a = _spd(8, 3)
+    a = _spd(20, 3)  # (above TINY_SIDE: its run opens a window)
     x = xp.linalg.cholesky(xp.asarray(a) * 1.0)
     plan = Plan([x._node])
     program = HostProgram(plan, [x._node])
@@ -201,14 +211,22 @@ def test_window_closed_after_a_failing_step():
     kernel_at = [i for i, m in enumerate(steps.meta) if m[5]][0]
     steps.fns = steps.fns[:kernel_at] + (boom,) + steps.fns[kernel_at + 1:]
     before = LAPACK.threads()
-    with pytest.raises(RuntimeError, match="step failed"):
-        program.run(plan, [x._node])
+    opened = []
+    real_enter = bt._Library.enter
+    bt._Library.enter = lambda lib, one: (opened.append(one), real_enter(lib, one))[1]
+    try:
+        with pytest.raises(RuntimeError, match="step failed"):
+            program.run(plan, [x._node])
+    finally:
+        bt._Library.enter = real_enter
+    assert opened == [True]
     assert LAPACK._mode is None and LAPACK._users == 0 and LAPACK.threads() == before
     assert LAPACK not in bt._held()
 
 
-def test_interpreted_runs_give_the_compiled_bits(monkeypatch):
-    a, b = _spd(8, 4), np.random.default_rng(5).standard_normal((8, 8))
+@pytest.mark.parametrize("n", [8, 20])
+def test_interpreted_runs_give_the_compiled_bits(monkeypatch, n):
+    a, b = _spd(n, 4), np.random.default_rng(5).standard_normal((n, n))
     monkeypatch.setattr(xp.config, "interpret_first", 0)
     compiled = np.asarray(_chol_solve(a, b))
     monkeypatch.setattr(xp.config, "interpret_first", 2)
@@ -259,3 +277,106 @@ def test_kernel_output_specs_are_kept():
     attrs = [n.attrs for n in ops.kernel("lu", leaf(np.eye(3)), DEV.platform)]
     assert attrs == [n.attrs for n in ops.kernel("lu", leaf(np.eye(3) * 2), DEV.platform)]
     assert [a.index for a in attrs] == [0, 1, 2]
+
+
+# ------------------------------------------------------------------ tiny calls take no window
+
+def _schedstat_ns():
+    """{native thread id: run time ns} of this process's threads other than its Python threads."""
+    python = {t.native_id for t in threading.enumerate()}
+    out = {}
+    for tid in os.listdir("/proc/self/task"):
+        if int(tid) in python:
+            continue
+        try:
+            with open(f"/proc/self/task/{tid}/schedstat") as f:
+                out[int(tid)] = int(f.read().split()[0])
+        except OSError:
+            continue
+    return out
+
+
+def _ns_during(fn, calls):
+    time.sleep(0.3)  # (OpenBLAS's workers spin a while after their last work: settled before and after)
+    before = _schedstat_ns()
+    for _ in range(calls):
+        fn()
+    time.sleep(0.3)
+    return {tid: t - before.get(tid, 0) for tid, t in _schedstat_ns().items()}
+
+
+# every kernel at TINY_SIDE's bound: (kernel, params, shape)
+TINY = [("cholesky", (), (16, 16)), ("lu", (), (16, 16)), ("lu", (), (16, 4)), ("lu", (), (4, 16)),
+        ("qr", (False,), (16, 8)), ("qr", (True,), (16, 4)), ("eigh", (), (16, 16)), ("eig", (), (16, 16)),
+        ("svd", (False,), (16, 8)), ("svd", (True,), (16, 16)), ("svd", (True,), (4, 16)), ("svdvals", (), (16, 16))]
+
+
+@needs_two_libraries
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task") or (os.cpu_count() or 1) < 2,
+                    reason="needs Linux /proc and two cores")
+def test_tiny_calls_run_on_one_thread_at_two():
+    """TINY_SIDE's premise, observed: with SciPy's OpenBLAS on 2 threads, no call at the bound
+    wakes a worker (found first as the threads a 300x300 trsm, above the bound, does wake), and
+    their bits are a one-thread run's."""
+    from lazyarray._ops import lapack_host
+    saved = LAPACK.threads()
+    rng = np.random.default_rng(9)
+    try:
+        LAPACK._set(2)
+        if LAPACK.threads() != 2:
+            pytest.skip("this OpenBLAS cannot run 2 threads here")
+        big_a = np.tril(rng.standard_normal((300, 300))) + 300 * np.eye(300)
+        big_b = rng.standard_normal((300, 300))
+        assert not bt.is_tiny(big_a.shape, big_b.shape)
+        trsm = getattr(lapack_host._scipy_linalg_module("_fblas"), "dtrsm")  # (raw: no window)
+        big_a = np.asfortranarray(big_a)
+        workers = {tid for tid, t in _ns_during(
+            lambda: trsm(1.0, big_a, np.array(big_b, order="F"), side=0, lower=1, trans_a=0, diag=0,
+                         overwrite_b=1), 50).items() if t > 0}
+        assert workers  # the control: OpenBLAS does run a worker for a large call
+        cases = [(name, params, shape) for name, params, shape in TINY]
+        cases += [("triangular_solve", (), shape) for shape in ((16, 16), (16, 1), (4, 16))]
+        for name, params, shape in cases:
+            if name == "triangular_solve":
+                m, k = shape
+                a = np.tril(rng.standard_normal((m, m))) + m * np.eye(m)
+                b = rng.standard_normal((m, k))
+                assert bt.is_tiny(a.shape, b.shape)
+                fn = lambda: lapack_host.triangular_solve(a, b, True, False)  # noqa: E731
+            else:
+                a = rng.standard_normal(shape)
+                if name in ("cholesky", "eigh"):
+                    a = a @ a.T + shape[0] * np.eye(shape[0])
+                assert bt.is_tiny(shape)
+                fn = lambda: lapack_host.KERNELS[name](np.array(a, order="F"), *params)  # noqa: E731
+
+            def woken():
+                return sum(t for tid, t in _ns_during(fn, 1000).items() if tid in workers)
+            ns = woken()
+            if ns:  # (once more: another library's thread among `workers` may have run meanwhile)
+                ns = woken()
+            assert ns == 0, f"{name} {shape}: OpenBLAS's workers ran {ns} ns"
+            two = fn()
+            LAPACK._set(1)
+            one = fn()
+            LAPACK._set(2)
+            for p, q in zip(two if isinstance(two, tuple) else (two,), one if isinstance(one, tuple) else (one,)):
+                assert np.asarray(p).tobytes() == np.asarray(q).tobytes()
+    finally:
+        LAPACK._set(saved)
+
+
+def test_compiled_program_of_tiny_calls_takes_no_window(monkeypatch):
+    """A compiled program whose LAPACK calls are all tiny runs with no window (`program_call`);
+    its values are numpy's."""
+    from lazyarray._engine_state import state
+    monkeypatch.setattr(xp.config, "interpret_first", 0)
+    entered = []
+    real_enter = bt._Library.enter
+    monkeypatch.setattr(bt._Library, "enter", lambda lib, one: (entered.append(one), real_enter(lib, one))[1])
+    a = _spd(8, 6)
+    for _ in range(2):
+        got = np.asarray(xp.linalg.cholesky(xp.asarray(a) * 1.0))
+        np.testing.assert_allclose(got, np.linalg.cholesky(a), rtol=1e-12)
+    assert entered == []
+    assert any(c.no_window is True for c in state.programs.values())

@@ -24,7 +24,8 @@ compiled program's bits, eigenvector signs included. Per kernel (jaxlib 0.10.2's
 
 The OpenBLAS thread count is the compiled program's too (1 and 2 threads give different bits):
 `_blas_threads.lapack_call` around each call, with the rule `_run_program` applies around
-executing a program with these custom calls.
+executing a program with these custom calls (none for tiny calls, which OpenBLAS runs on one
+thread anyway: `_blas_threads.is_tiny`).
 
 XLA runs its CPU programs with flush-to-zero and denormals-are-zero set (subnormal inputs and
 results read as zero), LAPACK calls included: a rank-deficient or tiny-scaled matrix can have
@@ -254,7 +255,8 @@ def triangular_solve(a, b, lower, unit_diagonal):
     if trsm is None:
         trsm = _routines[("trsm", b.dtype)] = getattr(_scipy_linalg_module("_fblas"), _PREFIX[b.dtype.name] + "trsm")
     lower, diag = int(lower), int(unit_diagonal)
-    with _blas_threads.lapack_call(_blas_threads.solve_work(a.shape, b.shape, b.dtype)), _flush_denormals():
+    work, tiny = _blas_threads.solve_work(a.shape, b.shape, b.dtype), _blas_threads.is_tiny(a.shape, b.shape)
+    with _blas_threads.lapack_call(work, tiny), _flush_denormals():  # (tiny: no window, one thread anyway)
         # (b's column-major copy is private: trsm solves in it instead of copying it again)
         if b.ndim == 2:  # one matrix: trsm's result as it is (column-major), no copy into a stack
             return trsm(1.0, np.asfortranarray(a), np.array(b, order="F"),
@@ -331,7 +333,8 @@ def decompose(name, params, x, specs):
     `overwrite_a` off, so SciPy's wrapper makes the one copy. x itself is never written.
     (The same routine on the same column-major values: the same bits either way.)"""
     fn = KERNELS[name]
-    with _blas_threads.lapack_call(_blas_threads.decomposition_work(x.shape, x.dtype)), _flush_denormals():
+    work, tiny = _blas_threads.decomposition_work(x.shape, x.dtype), _blas_threads.is_tiny(x.shape)
+    with _blas_threads.lapack_call(work, tiny), _flush_denormals():  # (tiny: no window, one thread anyway)
         if x.ndim == 2:  # one matrix: its outputs as the kernel returns them
             a, private = _fortran(x)
             values = fn(a, *params, overwrite=private)
