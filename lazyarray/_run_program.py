@@ -369,7 +369,8 @@ def overlapping(in_target, candidates):
     """Candidates whose pending graph shares a computed node with the targets' graph (`in_target`:
     holds each of its computed nodes, the plan's `index` or a set; only computed nodes are looked
     up). Computing them now (they would need the same work later) keeps a loop's graphs from
-    growing."""
+    growing. (Nodes hash by identity: the sets hold the nodes themselves, no id ints; a
+    candidate's walk that finds no shared node leaves every node it reached known disjoint.)"""
     if not candidates:
         return []
     known_disjoint = set()
@@ -378,25 +379,22 @@ def overlapping(in_target, candidates):
         if cand in in_target:  # computed anyway: output it for free
             found.append(cand)
             continue
-        stack, visited, hit = [cand], [], False
-        seen = {id(cand)}
+        stack, seen, hit = [cand], {cand}, False
         while stack:
-            n = stack.pop()
-            visited.append(n)
-            for a in n.args:
-                if a.op is None or id(a) in known_disjoint or id(a) in seen:
+            for a in stack.pop().args:
+                if a.op is None or a in seen or a in known_disjoint:
                     continue
                 if a in in_target:
                     hit = True
                     break
-                seen.add(id(a))
+                seen.add(a)
                 stack.append(a)
             if hit:
                 break
         if hit:
             found.append(cand)
         else:
-            known_disjoint.update(id(n) for n in visited)
+            known_disjoint |= seen
     return found
 
 
