@@ -139,13 +139,35 @@ def _basic_read(x, key, pattern):
         # (the view step is kept with the plan and shared by every view made from it, as
         # reshape's: a step holds no state, only the axes and shape it reads)
         hit = (axes, out_shape, strides, copy, read_recipe(node.shape, axes, out_shape),
-               None if copy else BasicIndex(axes, out_shape))
+               None if copy else BasicIndex(axes, out_shape), _whole_reshape(node.shape, axes, out_shape))
         _store(_read_plans, cache_key, hit)
-    axes, out_shape, strides, copy, recipe, step = hit
-    read = slice_read(node, axes, out_shape) if recipe is None else read_by_recipe(node, recipe, out_shape)
+    axes, out_shape, strides, copy, recipe, step, whole = hit
+    if whole is not None and node.op is not _RESHAPE and node.op is not _BROADCAST_IN_DIM:
+        # slice_read's one node for this key (the whole array, a new shape: `ops.reshape`,
+        # whose rewrites look through only a pending reshape or broadcast), bound at once
+        read = _bind(_RESHAPE, (node,), whole, out_shape, node.dtype)
+    elif recipe is None:
+        read = slice_read(node, axes, out_shape)
+    else:
+        read = read_by_recipe(node, recipe, out_shape)
     if copy:
         return Array._wrap(read, x._device)
     return _View._make(x, step, read, strides)
+
+
+_RESHAPE = ops.RESHAPE
+_BROADCAST_IN_DIM = ops.BROADCAST_IN_DIM
+
+
+def _whole_reshape(shape, axes, out_shape):
+    """The reshape attributes `slice_read` binds when a key selects the whole of an array of
+    `shape` (unit steps, every axis whole: `c2[None, :]`, `lab[:, None]`) and only changes its
+    shape; None for any other selection. (The same attributes object `ops.reshape` gets.)"""
+    if 0 in out_shape or out_shape == shape or any(a.step != 1 for a in axes):
+        return None
+    if tuple([a.span for a in axes]) != shape:
+        return None
+    return _RESHAPE.Attrs(out_shape)
 
 
 def _element(x, node, i):
