@@ -7,6 +7,7 @@ import pytest
 
 import lazyarray as xp
 from lazyarray import _indexing
+from lazyarray import _ops as ops
 from lazyarray._array_object import Array, strides_of
 from lazyarray._basic_indexing import expand, plan, slice_read
 
@@ -31,14 +32,14 @@ def _general(x, key):
 
 
 def _operands(a_np):
-    """A leaf, a pending elementwise node, a pending reshape, a pending broadcast, a view."""
-    leaf = xp.asarray(a_np)
-    yield leaf
-    yield leaf * 2.0
-    yield xp.reshape(xp.asarray(a_np.ravel()) + 1.0, a_np.shape)
-    yield xp.broadcast_to(xp.asarray(a_np[:1]) - 1.0, a_np.shape)
+    """(array, its numpy value), left pending (a read would realize it into a leaf): a leaf, a
+    pending elementwise node, a pending reshape, a pending broadcast, a transposed view."""
+    yield xp.asarray(a_np), a_np
+    yield xp.asarray(a_np) * 2.0, a_np * 2.0
+    yield xp.reshape(xp.asarray(a_np.ravel()) + 1.0, a_np.shape), a_np + 1.0
+    yield xp.broadcast_to(xp.asarray(a_np[:1]) - 1.0, a_np.shape), np.broadcast_to(a_np[:1] - 1.0, a_np.shape)
     if a_np.ndim == 2 and a_np.shape[0] > 1:
-        yield (xp.asarray(a_np.T) * 3.0).T  # a transposed view
+        yield (xp.asarray(np.ascontiguousarray(a_np.T)) * 3.0).T, a_np * 3.0
 
 
 @pytest.mark.parametrize("shape", list(KEYS))
@@ -48,8 +49,9 @@ def test_whole_array_reads_record_the_general_nodes_and_numpy_values(shape):
         for first in (True, False):  # a plan made at this call, then the memoized one
             if first:
                 _indexing._read_plans.clear()
-            for x in _operands(a_np):
-                want_np = np.asarray(x)[key]
+            for x, x_np in _operands(a_np):
+                assert x._node.op is None or x._node.comp is not None  # (pending, or a leaf)
+                want_np = x_np[key]
                 got, ref = x[key], _general(x, key)
                 assert got.shape == want_np.shape
                 assert xp.graph_text(got) == xp.graph_text(ref), (shape, key)
@@ -82,3 +84,17 @@ def test_bad_keys_keep_their_errors():
         x[:, :, None]
     with pytest.raises(IndexError):
         x[:, :, None]  # (a key that raises is never memoized)
+
+
+@pytest.mark.parametrize("key", [(0, slice(None), None), (0, None, slice(None)), (None, 0)])
+def test_reads_of_a_unit_axes_broadcast_keep_the_builders_rewrite(key):
+    v_np = np.arange(5.0, dtype=np.float32)
+    for first in (True, False):
+        if first:
+            _indexing._read_plans.clear()
+        u = xp.broadcast_to(xp.asarray(v_np) + 1.0, (1, 5))  # a broadcast that only adds a unit axis
+        assert u._node.op is ops.BROADCAST_IN_DIM
+        got, ref = u[key], _general(u, key)
+        assert xp.graph_text(got) == xp.graph_text(ref)
+        assert got._node.args[0] is u._node.args[0]  # (ops.reshape reads through the broadcast)
+        np.testing.assert_array_equal(np.asarray(got), (v_np + 1.0)[None, :][key])
