@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from . import _dtypes as dt
 from . import _ops as ops
 from ._array_object import Array
+from ._graph import bind as _bind
 from ._helpers import broadcast_shapes, check_array, normalize_axis
 
 
@@ -22,6 +23,51 @@ def _numeric_pair(x1, x2, fname):
     return ops.convert(x1._node, dtype), ops.convert(x2._node, dtype), dtype
 
 
+_TRANSPOSE, _DOT_GENERAL = ops.TRANSPOSE, ops.DOT_GENERAL
+# (lhs shape, rhs shape, lhs contracted axis, rhs contracted axis, dtype) -> (attributes, result
+# shape) of `_product`'s node: matmul's few shapes of a program (emptied at _PRODUCTS entries)
+_products = {}
+_PRODUCTS = 4096
+
+
+def _product(a, b):
+    """`ops.dot_general(a, b, (), (), (len(a.shape) - 1,), (0,))` for two matrices or vectors of
+    one dtype whose sizes agree, its one node bound at once: the builder's fold of a pending 2-D
+    transpose into the contracted axis (`X.T @ r`, `X @ C.T`) and its X^T v as v^T X, with the
+    node's attributes and shape (from dot_general's rule) kept per shapes. None where the
+    builder does more (a column's reshapes, a transpose met again after the swap): the caller
+    then calls the builder."""
+    x, y = a, b
+    lc, rc = len(a.shape) - 1, 0
+    if x.op is _TRANSPOSE:
+        perm = x.attrs.perm
+        if len(perm) != 2:
+            return None
+        x, lc = x.args[0], perm[lc]
+    if y.op is _TRANSPOSE:
+        perm = y.attrs.perm
+        if len(perm) != 2:
+            return None
+        y, rc = y.args[0], perm[0]
+    if lc == 0 and rc == 0 and len(x.shape) == 2:
+        if len(y.shape) == 1:
+            if x.op is _TRANSPOSE or y.op is _TRANSPOSE:
+                return None
+            x, y = y, x  # (the builder's dot_general(y, x, (), (), (0,), (0,)))
+        elif y.shape[1] == 1:
+            return None
+    dtype = x.dtype
+    key = (x.shape, y.shape, lc, rc, dtype)
+    hit = _products.get(key)
+    if hit is None:
+        attrs = _DOT_GENERAL.Attrs((), (), (lc,), (rc,))
+        hit = (attrs, _DOT_GENERAL.rule((x, y), attrs)[0])
+        if len(_products) >= _PRODUCTS:
+            _products.clear()
+        _products[key] = hit
+    return _bind(_DOT_GENERAL, (x, y), hit[0], hit[1], dtype)
+
+
 def matmul(x1: Array, x2: Array, /) -> Array:
     if isinstance(x1, Array) and isinstance(x2, Array):
         a, b = x1._node, x2._node
@@ -33,7 +79,10 @@ def matmul(x1: Array, x2: Array, /) -> Array:
             # a vector operand is contracted as it is (dot_general's result axes are x's free
             # axes, then y's: matmul's with the vector's axis dropped), not reshaped to a matrix
             # and back: one node instead of three (logistic regression's X @ w, X.T @ r)
-            return Array._wrap(ops.dot_general(a, b, (), (), (len(sa) - 1,), (0,)), x1._device)
+            node = _product(a, b)
+            if node is None:
+                node = ops.dot_general(a, b, (), (), (len(sa) - 1,), (0,))
+            return Array._wrap(node, x1._device)
     a, b, dtype = _numeric_pair(x1, x2, "matmul")
     if a.shape == () or b.shape == ():
         raise ValueError("matmul: 0-D operands are not allowed; use multiply")
