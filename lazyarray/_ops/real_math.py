@@ -43,26 +43,47 @@ _SQRT2 = math.sqrt(2.0)
 _LN2_CW = (0.6931471805598903, 5.497923018708371e-14)  # hi has 42 bits: k * hi is exact
 
 
+_BARRIER_ALL = False  # True: a barrier on every float constant (the earlier lowering; tests compare)
+
+
+def _foldable(value, use):
+    """0, +-inf, NaN, and the powers of two as a factor or divisor (`use` "mul"): the constants
+    some fold treats as special."""
+    value = float(value)
+    return not math.isfinite(value) or value == 0.0 or use == "mul" and abs(math.frexp(value)[0]) == 0.5
+
+
 class _Builder:
     """Elementwise StableHLO on one shape: float64 arithmetic with readable calls."""
 
     def __init__(self, e, shape):
         self.e, self.shape = e, shape
 
-    def c(self, value, dtype=dt.float64):
+    def c(self, value, dtype=dt.float64, use="mul"):
+        """A constant broadcast to the shape. A float one that a fold could take for an identity
+        goes behind an optimization barrier, opaque to the StableHLO -> HLO conversion's folds
+        (x + 0.0 => x, ...) and to LLVM's: zero and non-finite values in any arithmetic, powers
+        of two as a factor or divisor (`use` "mul", the default; x * 1 => x, x * 2 => x + x,
+        x / 2^k => x * 2^-k change NaN bits or what LLVM contracts into a multiply-add). Other
+        values, and the constants of comparisons, selects and clamps (`use` None), need none
+        (tests/test_barrier_constants.py: the same bits as a barrier on every constant); a
+        barrier on each cost logreg's loop program, 17 of them, ~1% of its CPU."""
         v = self.e.constant(value, (), dtype)
-        if dtype.kind == "f":  # opaque to the conversion's folds (x + 0.0 => x, ...)
+        if dtype.kind == "f" and (_BARRIER_ALL or use is not None and _foldable(value, use)):
             v = self.e.op("stablehlo.optimization_barrier", (v,), (), dtype)
         if self.shape:
             v, = self.e.broadcast_scalars((v,), self.shape)
         return v
 
-    def _v(self, x, like):
-        return x if not isinstance(x, (int, float)) else self.c(float(x) if like.dtype.kind == "f" else x, like.dtype)
+    def _v(self, x, like, use="mul"):
+        if not isinstance(x, (int, float)):
+            return x
+        return self.c(float(x) if like.dtype.kind == "f" else x, like.dtype, use)
 
     def op(self, op, *args, dtype=None):
         first = next(a for a in args if not isinstance(a, (int, float)))
-        args = [self._v(a, first) for a in args]
+        use = None if op is CLAMP else "add" if op in (ADD, SUBTRACT) else "mul"
+        args = [self._v(a, first, use) for a in args]
         return self.e.op(op.hlo, args, self.shape, dtype or first.dtype)
 
     def add(self, a, b):
@@ -94,12 +115,12 @@ class _Builder:
 
     def cmp(self, a, b, direction):
         first = a if not isinstance(a, (int, float)) else b
-        a, b = self._v(a, first), self._v(b, first)
+        a, b = self._v(a, first, None), self._v(b, first, None)
         return emit_compare(self.e, a, b, direction)
 
     def select(self, p, a, b):
         like = a if not isinstance(a, (int, float)) else b
-        return emit_select(self.e, p, self._v(a, like), self._v(b, like))
+        return emit_select(self.e, p, self._v(a, like, None), self._v(b, like, None))
 
     def and_(self, a, b):
         return AND.emit(self.e, a, b)
