@@ -10,7 +10,7 @@ import numpy as np
 from . import _dtypes as dt
 from . import _ops as ops
 from ._array_object import Array
-from ._graph import scalar_leaf
+from ._graph import bind as _bind, scalar_leaf
 from ._ops.core import memo
 
 
@@ -109,19 +109,30 @@ def _broadcast_plan(s, shape):
     lead = len(shape) - len(s)
     keep = tuple(i for i, n in enumerate(s) if n == shape[lead + i])
     squeezed = tuple(s[i] for i in keep) if len(keep) != len(s) else None
-    return squeezed, shape, tuple(lead + i for i in keep), tuple(range(lead, len(shape)))
+    dims, in_place = tuple(lead + i for i in keep), tuple(range(lead, len(shape)))
+    # (with the attributes of each broadcast: those `ops.broadcast_in_dim` would make)
+    return (squeezed, shape, dims, in_place,
+            ops.BROADCAST_IN_DIM.Attrs(shape, dims), ops.BROADCAST_IN_DIM.Attrs(shape, in_place))
 
 
 def _apply_broadcast(node, plan):
     """One broadcast_in_dim node. An operand with unit axes to stretch is broadcast as it is
     (StableHLO's broadcast_in_dim stretches a unit axis), except a pending reshape that only
-    added them (`x[:, None]`): its own operand is broadcast, so the reshape costs no node."""
-    squeezed, shape, dims, in_place = plan
+    added them (`x[:, None]`): its own operand is broadcast, so the reshape costs no node.
+    The node is bound at once (`ops.broadcast_in_dim`'s, whose rule holds by the plan's
+    construction for an operand of the shape it was made for; never an identity: the shapes
+    differ)."""
+    squeezed, shape, dims, in_place, by_dims, by_place = plan
     if squeezed is None:
-        return ops.broadcast_in_dim(node, shape, dims)
-    if node.op is ops.RESHAPE and node.args[0].shape == squeezed:
-        return ops.broadcast_in_dim(node.args[0], shape, dims)
-    return ops.broadcast_in_dim(node, shape, in_place)
+        return _bind(_BROADCAST_IN_DIM, (node,), by_dims, shape, node.dtype)
+    if node.op is ops.RESHAPE:
+        x = node.args[0]
+        if x.shape == squeezed:
+            return _bind(_BROADCAST_IN_DIM, (x,), by_dims, shape, x.dtype)
+    return _bind(_BROADCAST_IN_DIM, (node,), by_place, shape, node.dtype)
+
+
+_BROADCAST_IN_DIM = ops.BROADCAST_IN_DIM
 
 
 def _scalar(value, dtype, fname):
