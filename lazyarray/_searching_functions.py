@@ -7,6 +7,8 @@ from . import _dtypes as dt
 from . import _ops as ops
 from ._advanced_indexing import true_positions, unravel
 from ._array_object import Array
+from ._graph import bind as _bind
+from ._ops.reduce import ARGREDUCE as _ARGREDUCE
 from ._helpers import (
     _scalar, binary_operands, check_array, is_scalar, normalize_axes, normalize_axis, pair_broadcast,
 )
@@ -15,7 +17,19 @@ from ._typing import ArrayOrScalar, Axis, Literal
 
 # ---------------------------------------------------------------- argmax / argmin
 
+# (shape, dtype, axis, kind) -> (attributes, shape) of the one argreduce node the general path
+# below bound for an int axis without keepdims (emptied at _ARG_PLANS entries): its next call
+# binds that node at once. Only a call that passed every check is kept.
+_arg_plans = {}
+_ARG_PLANS = 1024
+
+
 def _arg_extreme(x, axis, keepdims, kind, fname):
+    if type(axis) is int and not keepdims and isinstance(x, Array):
+        node = x._node
+        hit = _arg_plans.get((node.shape, node.dtype, axis, kind))
+        if hit is not None:
+            return Array._wrap(_bind(_ARGREDUCE, (node,), hit[0], hit[1], dt.int64), x._device)
     check_array(x)
     if x.dtype not in dt.CATEGORIES["real numeric"] and x.dtype is not dt.bool:
         raise TypeError(f"{fname}: expected a real numeric array, got {x.dtype}")
@@ -34,6 +48,10 @@ def _arg_extreme(x, axis, keepdims, kind, fname):
     if keepdims:
         out = ops.reshape(out, (1,) * x.ndim if axis is None else
                           tuple(1 if i == ax else n for i, n in enumerate(x.shape)))
+    elif type(axis) is int and out.args[0] is x._node:
+        if len(_arg_plans) >= _ARG_PLANS:
+            _arg_plans.clear()
+        _arg_plans[(node.shape, node.dtype, axis, kind)] = (out.attrs, out.shape)
     return Array._wrap(out, x._device)
 
 

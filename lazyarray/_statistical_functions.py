@@ -6,6 +6,8 @@ import numpy as np
 from . import _dtypes as dt
 from . import _ops as ops
 from ._array_object import Array
+from ._graph import bind as _bind
+from ._ops.reduce import REDUCE as _REDUCE
 from ._helpers import check_array, normalize_axes, normalize_axis
 from ._typing import Axis, DType
 
@@ -29,7 +31,24 @@ def _sum_dtype(x_dtype, dtype, fname):
     return x_dtype
 
 
+# (shape, dtype, axis, keepdims, kind) -> (reduce attributes, its shape, reshape attributes or
+# None, the kept shape): the nodes `_accumulate`'s general path bound for a floating x, an int
+# axis and no dtype (a reduce of x, then keepdims' reshape), bound at once at the next such call
+# (emptied at _PLANS entries). Only a call that passed every check is kept.
+_accumulations = {}
+_PLANS = 1024
+
+
 def _accumulate(x, axis, dtype, keepdims, kind, fname):
+    if type(axis) is int and dtype is None and isinstance(x, Array):
+        node = x._node
+        hit = _accumulations.get((node.shape, node.dtype, axis, keepdims, kind))
+        if hit is not None:
+            d = node.dtype
+            out = _bind(_REDUCE, (node,), hit[0], hit[1], d)
+            if hit[2] is not None:
+                out = _bind(_RESHAPE, (out,), hit[2], hit[3], d)
+            return Array._wrap(out, x._device)
     check_array(x)
     node = x._node  # (read once: a view's node property checks its base)
     x_dtype, shape = node.dtype, node.shape
@@ -38,7 +57,24 @@ def _accumulate(x, axis, dtype, keepdims, kind, fname):
     axes = normalize_axes(axis, len(shape))
     out_dtype = x_dtype if dtype is None and x_dtype.kind in "fc" else _sum_dtype(x_dtype, dtype, fname)
     node = ops.convert(node, out_dtype)
-    return Array._wrap(_keep(ops.reduce(node, axes, kind), axes, keepdims, shape), x._device)
+    out = _keep(ops.reduce(node, axes, kind), axes, keepdims, shape)
+    if type(axis) is int and dtype is None:
+        _keep_plan(x._node, out, axis, keepdims, kind)
+    return Array._wrap(out, x._device)
+
+
+def _keep_plan(x, out, axis, keepdims, kind):
+    """Keep the nodes `_accumulate` bound for x when they are the ones its fast path binds."""
+    red = out.args[0] if keepdims and out.op is _RESHAPE else out
+    if red.op is not _REDUCE or red.args[0] is not x or (keepdims and red is out):
+        return
+    if len(_accumulations) >= _PLANS:
+        _accumulations.clear()
+    _accumulations[(x.shape, x.dtype, axis, keepdims, kind)] = (
+        red.attrs, red.shape, out.attrs if keepdims else None, out.shape)
+
+
+_RESHAPE = ops.RESHAPE
 
 
 _ACCUMULABLE = dt.CATEGORIES["numeric"] | {dt.bool}
