@@ -22,7 +22,7 @@ from ._array_object import Array, _View, make_view, strides_of
 from ._creation_functions import asarray, numpy_array_leaf
 from ._data_type_functions import astype
 from ._elementwise_functions import FUNCTIONS as _ELEMENTWISE, clip
-from ._graph import Node as _Node, _merge, _next_serial, pending as _pending, root as _root, \
+from ._graph import Node as _Node, _merge, bind as _bind_node, _next_serial, pending as _pending, root as _root, \
     last_scalar as _last_scalar, scalar_leaf as _scalar_leaf, scalar_leaves as _scalar_leaves
 from ._indexing import getitem, setitem
 from ._linear_algebra_functions import matmul
@@ -275,9 +275,12 @@ def _T(self):
         s0, s1 = self._strides
     else:
         s0, s1 = node.shape[1] or 1, 1  # (`_views.contiguous_strides` of a matrix)
-    # (`ops.transpose(node, (1, 0))` without its identity test and key building: a loop writes
-    # `X.T` every step; the attributes are the memo's shared object, as `ops.transpose` gets it)
-    return _View._make(self, _SWAP_AXES, _TRANSPOSE.bind((node,), _memo(_transpose_table, _SWAP_PERM, _TRANSPOSE.Attrs)),
+    # (`ops.transpose(node, (1, 0))` without its identity test and key building, bound at once:
+    # its rule's shape for a matrix; a loop writes `X.T` every step. The attributes are the
+    # memo's shared object, as `ops.transpose` gets it)
+    shape = node.shape
+    attrs = _memo(_transpose_table, _SWAP_PERM, _TRANSPOSE.Attrs)
+    return _View._make(self, _SWAP_AXES, _bind_node(_TRANSPOSE, (node,), attrs, (shape[1], shape[0]), node.dtype),
                        (s1, s0))
 
 

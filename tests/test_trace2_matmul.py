@@ -85,3 +85,13 @@ def test_matmul_errors_unchanged():
         xp.matmul(xp.asarray(1.0), a)
     with pytest.raises(TypeError):
         xp.matmul(a, np.ones((4, 3)).tolist())
+
+
+def test_T_binds_the_builders_transpose():
+    for a in (xp.asarray(np.arange(6.0).reshape(2, 3)), xp.asarray(np.arange(6, dtype=np.int32).reshape(3, 2)) + 1,
+              (xp.asarray(np.arange(12.0).reshape(4, 3)) * 2.0)[1:, :]):
+        node = a._node
+        got = a.T
+        ref = ops.transpose(node, (1, 0))
+        assert _same(got._node, ref) and got.shape == ref.shape
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(a).T)
