@@ -25,6 +25,7 @@ from ._elementwise_functions import FUNCTIONS as _ELEMENTWISE, clip
 from ._graph import Node as _Node, _merge, bind as _bind_node, _next_serial, pending as _pending, root as _root, \
     last_scalar as _last_scalar, scalar_leaf as _scalar_leaf, scalar_leaves as _scalar_leaves
 from ._indexing import getitem, setitem
+from ._helpers import _apply_broadcast, pair_broadcast as _pair_broadcast
 from ._linear_algebra_functions import matmul
 from ._manipulation_functions import matrix_transpose, permute_dims, reshape, squeeze
 from ._ops.core import memo as _memo
@@ -119,8 +120,22 @@ def _fast_method(prim, attrs, kinds, general, swap):
                 comp = n1.comp = _root(comp)
         elif t is Array or t is _View:  # (a view's `_node` reads it again when its base was written)
             n2 = other._node
-            if n2.dtype is not d or n2.shape != n1.shape or other._device is not self._device:
+            if n2.dtype is not d or other._device is not self._device:
                 return general(self, other, swap)
+            if n2.shape != n1.shape:
+                # two nonempty shapes that broadcast: `_helpers.binary_operands`' broadcasts of
+                # the pair, in the function's operand order (other first when swap), then the
+                # node below (`d + c2[None, :]`, `lab[:, None] == ids[None, :]`)
+                if not n1.shape or not n2.shape:
+                    return general(self, other, swap)
+                if swap:
+                    shape, p2, p1 = _pair_broadcast(n2.shape, n1.shape)
+                else:
+                    shape, p1, p2 = _pair_broadcast(n1.shape, n2.shape)
+                if p1 is not None:
+                    n1 = _apply_broadcast(n1, p1)
+                if p2 is not None:
+                    n2 = _apply_broadcast(n2, p2)
             # _graph.bind_pair(prim, n1, n2, ...) (n2, n1 when swap), inline: the same node,
             # component, serial and count, a call less (~8% of `y = y + 1.0`'s recording)
             comp = n1.comp

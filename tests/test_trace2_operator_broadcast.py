@@ -1,0 +1,99 @@
+"""The operators' fast path (`_array_methods._fast_method`) takes two arrays of one dtype whose
+nonempty shapes broadcast: the pair's broadcasts (`_helpers.binary_operands`' own) and then its
+one node, node for node what the namespace function records, and numpy's values in both tiers."""
+import operator
+
+import numpy as np
+import pytest
+
+import lazyarray as xp
+from lazyarray import _array_methods as am
+from lazyarray import _elementwise_functions as ef
+
+pytestmark = pytest.mark.usefixtures("both_tiers")
+
+
+def _same(n, m):
+    if n is m:
+        return True
+    return (n.op is m.op and n.op is not None and n.attrs == m.attrs and n.shape == m.shape
+            and n.dtype is m.dtype and len(n.args) == len(m.args)
+            and all(_same(a, b) for a, b in zip(n.args, m.args)))
+
+
+OPS = {  # dunder -> (numpy's operator, the namespace function)
+    "add": operator.add, "sub": operator.sub, "mul": operator.mul, "truediv": operator.truediv,
+    "lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge, "eq": operator.eq,
+    "ne": operator.ne, "pow": operator.pow, "and": operator.and_, "or": operator.or_, "xor": operator.xor,
+}
+PAIRS = [((6, 1), (6, 4)), ((4,), (6, 4)), ((1, 4), (6, 1)), ((3, 1, 4), (2, 4)), ((0, 3), (1, 3)),
+         ((6, 4), (4,)), ((1,), (3, 2))]
+DTYPES = [np.float32, np.float64, np.int32, np.uint8, bool, np.complex64]
+
+
+def _value(shape, dtype, rng):
+    v = rng.integers(1, 4, size=shape)
+    if dtype is bool:
+        return v > 1
+    if np.dtype(dtype).kind == "c":
+        return (v + 1j).astype(dtype)
+    return v.astype(dtype)
+
+
+def _arrays(v):
+    """v as a leaf, a pending node, a pending `w[:, None]`-like reshape, a view: all pending."""
+    out = [xp.asarray(v), xp.reshape(xp.asarray(v.ravel()), v.shape), xp.asarray(v)[...]]
+    if 1 in v.shape and v.size:
+        out.append(xp.reshape(xp.asarray(v.reshape(tuple(n for n in v.shape if n != 1) or (1,))), v.shape))
+    return out
+
+
+@pytest.mark.parametrize("name", list(OPS))
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_broadcast_operators_record_the_functions_nodes(name, dtype):
+    fast = getattr(xp.Array, f"__{name}__")
+    kinds = am._FAST[name][2]
+    if np.dtype(dtype).kind not in kinds:
+        pytest.skip("not a fast-path dtype of this operator")
+    fname = am._BINARY.get(name) or am._COMPARE[name]
+    f = ef.FUNCTIONS[fname]
+    rng = np.random.default_rng(0)
+    for s1, s2 in PAIRS:
+        v1, v2 = _value(s1, dtype, rng), _value(s2, dtype, rng)
+        for i in range(len(_arrays(v1))):
+            for j in range(len(_arrays(v2))):
+                a, b = _arrays(v1)[i], _arrays(v2)[j]
+                got, ref = fast(a, b), f(a, b)
+                assert _same(got._node, ref._node), (s1, s2, i, j)
+                a, b = _arrays(v1)[i], _arrays(v2)[j]
+                rgot = getattr(b, f"__r{name}__")(a) if hasattr(b, f"__r{name}__") else None
+                if rgot is not None:  # reflected: a OP b, asked of b
+                    assert _same(rgot._node, f(a, b)._node), (s1, s2, i, j, "reflected")
+        want = OPS[name](v1, v2)
+        got = fast(_arrays(v1)[1], _arrays(v2)[1])
+        if np.dtype(dtype).kind in "fc" and name in ("truediv", "pow"):
+            np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)
+        else:
+            np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_zero_d_and_mixed_operands_keep_the_general_path():
+    a = xp.asarray(np.arange(4.0))
+    for b in (xp.asarray(2.0), xp.asarray(np.arange(4, dtype=np.float32)), xp.asarray(np.ones((3, 1)))):
+        got, ref = a + b, xp.add(a, b)
+        assert _same(got._node, ref._node)
+        np.testing.assert_array_equal(np.asarray(got), np.arange(4.0) + np.asarray(b))
+
+
+def test_shapes_that_do_not_broadcast_raise_as_before():
+    a, b = xp.asarray(np.ones((3, 2))), xp.asarray(np.ones((4, 2)))
+    for name, f in (("add", xp.add), ("eq", xp.equal), ("truediv", xp.divide)):
+        with pytest.raises(ValueError, match="cannot be broadcast") as want:
+            f(a, b)
+        with pytest.raises(ValueError) as got:
+            getattr(a, f"__{name}__")(b)
+        assert str(got.value) == str(want.value)
+        if name != "eq":  # (reflected: a OP b asked of b, the function's operand order)
+            with pytest.raises(ValueError) as got:
+                getattr(b, f"__r{name}__")(a)
+            assert str(got.value) == str(want.value)
