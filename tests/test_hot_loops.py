@@ -11,27 +11,7 @@ from lazyarray import _config, _engine, _segment
 from lazyarray._ops.dot import DOT_GENERAL
 from lazyarray._ops.loop import REPEAT, STACK
 from lazyarray._ops.shape import TRANSPOSE
-
-
-def logreg(ns, X, y, w, steps, lr=0.5):
-    """Gradient descent on the logistic loss, written once for lazyarray and numpy."""
-    n = X.shape[0]
-    for _ in range(steps):
-        p = 1.0 / (1.0 + ns.exp(-(X @ w)))
-        w = w - lr * (X.T @ (p - y) / n)
-    return w
-
-
-def kmeans(ns, X, C, iters):
-    k = C.shape[0]
-    x2 = ns.sum(X * X, axis=1, keepdims=True)
-    ids = ns.arange(k)
-    for _ in range(iters):
-        d = x2 - 2.0 * (X @ C.T) + ns.sum(C * C, axis=1)[None, :]
-        labels = ns.argmin(d, axis=1)
-        onehot = ns.astype(labels[:, None] == ids[None, :], X.dtype)
-        C = (onehot.T @ X) / ns.maximum(ns.sum(onehot, axis=0), 1.0)[:, None]
-    return C
+from loop_workloads import logreg, kmeans
 
 
 def _logistic(rng, n, d):

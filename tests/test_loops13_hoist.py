@@ -9,23 +9,7 @@ import lazyarray as xp
 from lazyarray import _config, _engine, _segment
 from lazyarray._ops.dot import DOT_GENERAL
 from lazyarray._ops.loop import REPEAT
-
-
-def logreg(ns, X, y, w, steps, lr=0.5):
-    n = X.shape[0]
-    for _ in range(steps):
-        p = 1.0 / (1.0 + ns.exp(-(X @ w)))
-        w = w - lr * (X.T @ (p - y) / n)
-    return w
-
-
-def logreg_column(ns, X, y, w, steps, lr=0.5):
-    """The same with (n, 1) columns: `X.T @ r` of a column (`_ops.dot` makes it a row . X)."""
-    n = X.shape[0]
-    for _ in range(steps):
-        p = 1.0 / (1.0 + ns.exp(-(X @ w)))
-        w = w - lr * (X.T @ (p - y) / n)
-    return w
+from loop_workloads import logreg
 
 
 def _data(rng, n=2000, d=40, dtype=np.float64, column=False):  # 80000 elements: hoisted
@@ -113,7 +97,7 @@ def test_a_column_keeps_its_side(fresh, rng, monkeypatch, bodies):
     monkeypatch.setattr(_config, "node_budget", 10 ** 6)
     X, y, w = _data(rng, column=True)
     Xl, yl, wl = xp.asarray(X), xp.asarray(y), xp.asarray(w)
-    out = np.asarray(logreg_column(xp, Xl, yl, wl, 30))
-    np.testing.assert_allclose(out, logreg_column(np, X, y, w, 30), rtol=1e-11)
+    out = np.asarray(logreg(xp, Xl, yl, wl, 30))
+    np.testing.assert_allclose(out, logreg(np, X, y, w, 30), rtol=1e-11)
     t, = _transposed_dots(bodies[0], (40, 2000))
     assert t.args[1].shape == (40, 2000) and t.attrs.rhs_contract == (1,)

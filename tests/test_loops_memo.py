@@ -7,15 +7,7 @@ import pytest
 
 import lazyarray as xp
 from lazyarray import _config, _segment
-from lazyarray._ops.dot import DOT_GENERAL
-
-
-def logreg(ns, X, y, w, steps, lr=0.5):
-    n = X.shape[0]
-    for _ in range(steps):
-        p = 1.0 / (1.0 + ns.exp(-(X @ w)))
-        w = w - lr * (X.T @ (p - y) / n)
-    return w
+from loop_workloads import logreg
 
 
 def decaying(ns, x, rates):

@@ -7,16 +7,7 @@ import pytest
 import lazyarray as xp
 from lazyarray import _config, _segment
 from lazyarray._graph import pending
-
-
-def logreg(ns, X, y, w, steps, lr=0.5):
-    """Gradient descent on the logistic loss, written once: run on lazyarray and on numpy (the
-    reference)."""
-    n = X.shape[0]
-    for _ in range(steps):
-        p = 1.0 / (1.0 + ns.exp(-(X @ w)))
-        w = w - lr * (X.T @ (p - y) / n)
-    return w
+from loop_workloads import logreg
 
 
 @pytest.fixture
