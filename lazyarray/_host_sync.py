@@ -497,6 +497,17 @@ def _owned(value, node):
     return np.array(value, dtype=node.dtype.np, order="C", copy=True)
 
 
+def _as_value(r, node):
+    """An evaluation's result as an array of the node's dtype (numpy may give a scalar or another
+    dtype); one of another shape raises (an evaluation that disagrees with its op's rule)."""
+    npdt = node.dtype.np
+    if type(r) is not np.ndarray or r.dtype is not npdt:
+        r = np.asarray(r, dtype=npdt)
+    if r.shape != node.shape:
+        node_value(r, node)
+    return r
+
+
 class _Evaluator:
     """One read's evaluation: nodes computed whole (`memo`, by id) and the budget spent.
 
@@ -563,15 +574,9 @@ class _Evaluator:
                 self.limit = REDUCED
                 try:
                     self._check(node)
-                    r = op.evaluate(node, self.whole(args[0]))
+                    v = _as_value(op.evaluate(node, self.whole(args[0])), node)
                 finally:
                     self.limit = limit
-                npdt = node.dtype.np
-                if type(r) is not np.ndarray or r.dtype is not npdt:
-                    r = np.asarray(r, dtype=npdt)
-                if r.shape != node.shape:
-                    node_value(r, node)  # (raises: an evaluation that disagrees with its op's rule)
-                v = r
             elif large:
                 # a few elements of a large operand (the probe's `reshape(y, -1)[0]`): each
                 # index pushed down (the budget of ops bounds how many)
@@ -587,12 +592,7 @@ class _Evaluator:
                     r = op.evaluate(node, self.whole(args[0]))
                 else:
                     r = op.evaluate(node, *[self.whole(a) for a in args])
-                npdt = node.dtype.np
-                if type(r) is not np.ndarray or r.dtype is not npdt:
-                    r = np.asarray(r, dtype=npdt)
-                if r.shape != node.shape:
-                    node_value(r, node)  # (raises: an evaluation that disagrees with its op's rule)
-                v = r
+                v = _as_value(r, node)
             self.computed += 1
         if self.seen is not None:
             self._visited(node)
