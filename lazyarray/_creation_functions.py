@@ -13,7 +13,7 @@ from . import _views
 from . import _borrowed_host
 from . import _runtime
 from ._array_object import Array, make_view
-from ._devices import check_device
+from ._devices import Device, check_device, check_dtype
 from ._typing import Any, DeviceLike, DType, Literal, Scalar, Shape, SupportsBufferProtocol
 from ._elementwise_functions import FUNCTIONS as _ELEMENTWISE
 from ._graph import leaf_from_host
@@ -80,7 +80,29 @@ def asarray(obj: Array | Scalar | SupportsBufferProtocol, /, *, dtype: DType | N
         # SciPy's table: x itself, as `_asarray` answers, without its `placed` wrapper: an array
         # already has a dtype its device holds and its layout)
         return obj
+    if type(obj) in _PY_SCALARS and type(dtype) is dt.DType and copy is not False and (
+            device is None or type(device) is Device):
+        # (scikit-learn's `xp.asarray(reg_covar, dtype=a.dtype, device=device(a))`: the general
+        # path's 0-D host leaf at once, without its type probes and `placed` wrapper, whose
+        # `place` is then its dtype check alone: a Device is never a NamedSharding)
+        device = check_device(device)
+        out = Array._wrap(leaf_from_host(_host_of(obj, dtype), (), dtype), device)  # (fresh: ours)
+        check_dtype(device, dtype)
+        return out
     return _asarray(obj, dtype=dtype, device=device, copy=copy)
+
+
+_PY_SCALARS = frozenset({builtins.bool, int, float, complex})
+
+
+def _host_of(obj, target):
+    """numpy's array of a Python scalar or a nested sequence of them (checked) as `target`;
+    OverflowError for a Python int outside an integer target's range."""
+    if isinstance(obj, int) and not isinstance(obj, builtins.bool) and target.kind in "iu":
+        info = np.iinfo(target.np)
+        if not info.min <= obj <= info.max:
+            raise OverflowError(f"Python int {obj} does not fit in {target}")
+    return np.asarray(obj, dtype=target.np)
 
 
 @placed()
@@ -113,11 +135,7 @@ def _asarray(obj, /, *, dtype=None, device=None, copy=None):
             return from_host(host_array(obj, _dtype_or(dtype, None), _infer_dtype), device)
         obj = _check_nested(obj)
         target = _dtype_or(dtype, None) or _nested_dtype(obj)
-        if isinstance(obj, int) and not isinstance(obj, builtins.bool) and target.kind in "iu":
-            info = np.iinfo(target.np)
-            if not info.min <= obj <= info.max:
-                raise OverflowError(f"Python int {obj} does not fit in {target}")
-        return from_host(np.asarray(obj, dtype=target.np), device)
+        return from_host(_host_of(obj, target), device)
     if hasattr(obj, "__buffer__") or isinstance(obj, (bytes, bytearray, memoryview)):
         host = np.asarray(memoryview(obj))
         return from_host(host.astype(dt.as_dtype(dtype).np) if dtype is not None else host.copy(), device)
