@@ -22,7 +22,7 @@ from ._array_object import Array, _View, make_view, strides_of
 from ._creation_functions import asarray, numpy_array_leaf
 from ._data_type_functions import astype
 from ._elementwise_functions import FUNCTIONS as _ELEMENTWISE, clip
-from ._graph import Node as _Node, _merge, bind as _bind_node, _next_serial, pending as _pending, root as _root, \
+from ._graph import Node as _Node, _merge, bind as _bind_node, bind_pair as _bind_pair, _next_serial, pending as _pending, root as _root, \
     last_scalar as _last_scalar, scalar_leaf as _scalar_leaf, scalar_leaves as _scalar_leaves
 from ._indexing import getitem, setitem
 from ._helpers import _apply_broadcast, pair_broadcast as _pair_broadcast
@@ -128,7 +128,12 @@ def _fast_method(prim, attrs, kinds, general, swap):
                 # the pair, in the function's operand order (other first when swap), then the
                 # node below (`d + c2[None, :]`, `lab[:, None] == ids[None, :]`)
                 if not n1.shape or not n2.shape:
-                    return general(self, other, swap)
+                    # a 0-D operand beside a nonempty one (`dg + v`, `c / nk[k]`): the function's
+                    # one node at the other's shape, its 0-D operand as it is (`binary_operands`
+                    # broadcasts none; elementwise primitives broadcast 0-D operands when lowered)
+                    return _wrap(_bind_pair(prim, n2, n1, attrs, n1.shape or n2.shape, out or d) if swap
+                                 else _bind_pair(prim, n1, n2, attrs, n1.shape or n2.shape, out or d),
+                                 self._device)
                 if swap:
                     shape, p2, p1 = _pair_broadcast(n2.shape, n1.shape)
                 else:
