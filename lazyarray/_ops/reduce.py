@@ -138,6 +138,9 @@ def _prepare_reduce(node):
     if (kind in ("max", "min") and dims == (len(x_shape) - 1,) and len(x_shape) >= 2
             and 2 <= x_shape[-1] <= SHORT_AXIS and 0 not in x_shape):
         return functools.partial(_reduce_columns_step, ufunc, x_shape[-1], kind if d.kind == "f" else None, dims)
+    if (kind == "add" and d.kind in "fiu" and dims == (len(x_shape) - 1,) and len(x_shape) >= 2
+            and 2 <= x_shape[-1] < SHORT_SUM and 0 not in x_shape and node.args[0].dtype is d):
+        return functools.partial(_sum_columns_step, ufunc, x_shape[-1], initial)
     if kind in ("max", "min") and d.kind == "f":
         return functools.partial(_reduce_signed_zeros_step, ufunc, dims, npdt, initial, kind)
     return functools.partial(_reduce_step, ufunc, dims, npdt, initial)
@@ -161,6 +164,23 @@ def _reduce_columns_step(ufunc, n, kind, dims, x):
     for j in range(2, n):
         ufunc(out, x[..., j], out=out)
     return out if kind is None else _fix_zero_sign(out, x, kind, dims, False)
+
+
+# a sum over a last axis shorter than this: `_sum_columns_step`
+SHORT_SUM = 8
+
+
+def _sum_columns_step(ufunc, n, initial, x):
+    """A sum over a short last axis (2..7) as n elementwise additions of its columns, starting from
+    the identity: numpy's reduce loops over the rows, one short inner loop each (a (300, 3) float64
+    sum: ~4.2 us, against ~1.7 here). The same bits in every layout: below 8 elements numpy's
+    pairwise sum adds a row's elements in order and then adds the sum to the identity (+0: only a
+    zero's sign could differ, and adding +0 at either end gives the same one); from 8 on it adds
+    them in another order, which depends on the layout."""
+    out = ufunc(initial, x[..., 0])
+    for j in range(1, n):
+        ufunc(out, x[..., j], out=out)
+    return out
 
 
 def _reduce_signed_zeros_step(ufunc, dims, npdt, initial, kind, x):
