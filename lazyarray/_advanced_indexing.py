@@ -275,11 +275,18 @@ def _mask_select(x, items, value):
         # where a row's maximum is, each call): the nodes `_region_select` builds for it (the
         # region is x's node, the predicate the mask's, no lead or rest axes), without parsing
         # the key twice (`read_basic`, `write_basic`): ~36 -> ~18 us
-        if math.prod(x.shape):
-            upd = ops.broadcast_to(ops.reshape(ops.broadcast_to(value, (1,)), (1,) * len(x.shape)), x.shape)
-            x._rebind(ops.select(mask._node, upd, x._node))
+        whole_mask_write(x, mask, value)
         return True
     return _region_select(x, items, value, mask)
+
+
+def whole_mask_write(x, mask, value):
+    """x[mask] = value for a bool mask of x's shape and a 0-D node `value` of x's dtype (the key
+    and value checked): the nodes `_region_select` builds for it (the region is x's node, the
+    predicate the mask's, no lead or rest axes). Called with the write lock held."""
+    if math.prod(x.shape):
+        upd = ops.broadcast_to(ops.reshape(ops.broadcast_to(value, (1,)), (1,) * len(x.shape)), x.shape)
+        x._rebind(ops.select(mask._node, upd, x._node))
 
 
 def _region_select(x, items, value, mask):

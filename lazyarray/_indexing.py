@@ -14,7 +14,7 @@ import numpy as np
 from . import _dtypes as dt
 from . import _ops as ops
 from . import _host_sync, _mask_index, _views
-from ._advanced_indexing import getitem_advanced, setitem_advanced
+from ._advanced_indexing import getitem_advanced, setitem_advanced, whole_mask_write
 from ._array_object import Array, _View, check_writable, strides_of
 from ._basic_indexing import (
     BasicIndex, _Axis, all_integers, check_assignable, compose, expand, is_basic, plan, read_by_recipe,
@@ -255,6 +255,17 @@ def _float_into(value, dtype):
 
 def setitem(x, key, value, /):
     check_writable(x)  # (also a write that selects nothing, as numpy)
+    if type(key) is Array and type(x) is Array and (type(value) is float or type(value) is int):
+        # x[m] = c of a bool mask of x's shape with two axes or more (a 1-D mask takes
+        # `_mask_index`) and a Python float or int into a floating x (scikit-learn's `_logsumexp`:
+        # `array[index_max] = -xp.inf`, each call): the general path's leaf (`_value_node`'s
+        # `ops.scalar`) and nodes (`whole_mask_write`), without parsing the key
+        knode, node = key._node, x._node
+        if (knode.dtype is dt.bool and knode.shape == node.shape and len(node.shape) > 1
+                and node.dtype.kind in "fc" and key._device is x._device):
+            vnode = ops.scalar(value, node.dtype)
+            with _views.write_lock:
+                return whole_mask_write(x, key, vnode)
     # x's shape and dtype, which no write changes: read from a view's last node, since reading
     # its current one would first read it again from a base written since (two nodes per write
     # into a view, each element of a diagonal written through `covariances[k, :, :]`)
