@@ -42,7 +42,8 @@ def _values(shape, d, seed):
     return a
 
 
-SHAPES = [(300, 3), (4, 5, 2), (7, 7), (9, 6), (6, 8), (2, 9), (1, 3), (5, 1), (40, 4)]
+SHAPES = [(300, 3), (64, 2), (230, 7), (40, 4, 2), (3, 50, 5), (200, 8), (100, 5), (4, 5, 2), (7, 7), (2, 9),
+          (1, 3), (5, 1), (40, 4)]
 DTYPES = [dt.float64, dt.float32, dt.int32, dt.int8, dt.uint16, dt.int64]
 
 
@@ -53,18 +54,19 @@ def test_short_last_axis_sum_step(d, shape, layout):
     a = _values(shape, d, seed=len(shape) * 10 + shape[-1])
     node = ops.reduce(leaf(a), (len(shape) - 1,), "add")
     step = host_step(node)
-    short = 2 <= shape[-1] < reduce_ops.SHORT_SUM
+    short = 2 <= shape[-1] < reduce_ops.SHORT_SUM and np.prod(shape[:-1]) >= reduce_ops.SUM_ROWS * shape[-1]
     assert (getattr(step, "func", None) is reduce_ops._sum_columns_step) == short
     x = {"C": a, "F": np.asfortranarray(a), "strided": np.repeat(a, 2, axis=-1)[..., ::2],
          "reversed": np.ascontiguousarray(a[::-1])[::-1]}[layout]
     assert x.tobytes() == a.tobytes() or layout != "C"
     with np.errstate(all="ignore"):
         got = np.asarray(step(x))
-        general = reduce_ops._reduce(node, a)  # the node-by-node evaluation
+        general = reduce_ops._reduce(node, x)  # the node-by-node evaluation
         ref = np.add.reduce(a, axis=-1, dtype=d.np, initial=d.np.type(0))
     assert got.dtype == general.dtype == d.np and got.shape == general.shape == node.shape
     assert got.tobytes() == np.asarray(general).tobytes()  # bit for bit: zero signs, NaN payloads
-    assert got.tobytes() == ref.tobytes()
+    if short or d.kind != "f" or shape[-1] < 8:  # (numpy's own bits depend on the layout from 8 on)
+        assert got.tobytes() == ref.tobytes()
 
 
 def test_other_sums_keep_numpys_reduce():
@@ -74,8 +76,11 @@ def test_other_sums_keep_numpys_reduce():
         assert getattr(host_step(node), "func", None) is reduce_ops._reduce_step
     node = ops.reduce(leaf(np.ones((3, 2), np.complex128)), (1,), "add")
     assert getattr(host_step(node), "func", None) is not reduce_ops._sum_columns_step
-    node = ops.reduce(leaf(np.ones((0, 3))), (1,), "add")
-    assert getattr(host_step(node), "func", None) is not reduce_ops._sum_columns_step
+    for shape in [(0, 3), (3, 3), (63, 2), (223, 7)]:  # empty, or too few rows: the reduce is cheaper
+        node = ops.reduce(leaf(np.ones(shape)), (1,), "add")
+        assert getattr(host_step(node), "func", None) is reduce_ops._reduce_step
+    node = ops.reduce(leaf(np.ones((64, 2))), (1,), "add")
+    assert getattr(host_step(node), "func", None) is reduce_ops._sum_columns_step
     del a
 
 

@@ -7,6 +7,7 @@ two values, its identity, numpy's ufunc for the interpreter, and the dtypes it a
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 
@@ -139,7 +140,8 @@ def _prepare_reduce(node):
             and 2 <= x_shape[-1] <= SHORT_AXIS and 0 not in x_shape):
         return functools.partial(_reduce_columns_step, ufunc, x_shape[-1], kind if d.kind == "f" else None, dims)
     if (kind == "add" and d.kind in "fiu" and dims == (len(x_shape) - 1,) and len(x_shape) >= 2
-            and 2 <= x_shape[-1] < SHORT_SUM and 0 not in x_shape and node.args[0].dtype is d):
+            and 2 <= x_shape[-1] < SHORT_SUM and math.prod(x_shape[:-1]) >= SUM_ROWS * x_shape[-1]
+            and node.args[0].dtype is d):
         return functools.partial(_sum_columns_step, ufunc, x_shape[-1], initial)
     if kind in ("max", "min") and d.kind == "f":
         return functools.partial(_reduce_signed_zeros_step, ufunc, dims, npdt, initial, kind)
@@ -166,8 +168,11 @@ def _reduce_columns_step(ufunc, n, kind, dims, x):
     return out if kind is None else _fix_zero_sign(out, x, kind, dims, False)
 
 
-# a sum over a last axis shorter than this: `_sum_columns_step`
+# a sum over a last axis shorter than this, of at least this many rows per element of a row:
+# `_sum_columns_step` (each column's addition costs ~0.3 us; the reduce ~0.7 us plus ~0.012 us a
+# row; (3, 3): 1.2 us against 0.75, (64, 2): 0.97 against 1.41)
 SHORT_SUM = 8
+SUM_ROWS = 32
 
 
 def _sum_columns_step(ufunc, n, initial, x):
