@@ -74,17 +74,24 @@ def _realize(nodes, device, cause):
         targets = _unique(n for n in nodes if n.op is not None)
     if not targets:
         return
+    site = None
     if cause != "cut" and (len(targets) > 1 or _prod(targets[0].shape) <= _host_sync.SMALL) \
-            and _host_sync.usable(device) and _host_sync.run(targets):
-        _count_host_read(cause)
-        return  # a small read, computed on the host (no program: see _host_sync)
-    _realize_program(targets, device, cause)
+            and _host_sync.usable(device):
+        if state.split_sites and pending.nodes_since_sync >= _segment.MIN_NODES:
+            # a loop's read again (its last read here was split into chunks): the small-read
+            # path would walk into the loop before it gave up
+            site = user_site()
+        if (site is None or site not in state.split_sites) and _host_sync.run(targets):
+            _count_host_read(cause)
+            return  # a small read, computed on the host (no program: see _host_sync)
+    _realize_program(targets, device, cause, site)
 
 
-def _realize_program(targets, device, cause):
+def _realize_program(targets, device, cause, site=None):
     """`_realize` past the small host reads: the targets' graph (with the live pending arrays that
-    share work with it) runs through the tier policy."""
-    site = user_site()
+    share work with it) runs through the tier policy. (`site`: the user's line, when known.)"""
+    if site is None:
+        site = user_site()
     metrics.count_sync(cause, site)
     if len(targets) == 1 and cause != "cut":
         # One read (the commonest sync), straight: what shares work with it, its plan, its run.
@@ -95,6 +102,8 @@ def _realize_program(targets, device, cause):
         if state.recipes and _replay_one(target, device, traced, site, candidates):
             return  # a graph read before: its recipe found its program without a plan (`_run_program`)
         metrics.nodes_traced += traced
+        if not candidates and site in state.split_sites and _split_read(target, traced, device, site):
+            return  # a loop read here before, split again from its computed nodes alone
         plan = Plan(targets)
         pending.nodes_since_sync = 0
         outputs = targets
@@ -183,6 +192,7 @@ def _loop_search(plan, outputs, traced, device, site):
             _hand_key(plan, skey)
             return plan
     if _run_segmented(outputs, plan.order, device, site, keep_tail=False):
+        _split_at(site)
         plan = Plan(outputs)  # what the chunks left: less than one chunk
         return plan if plan.order else None
     if skey is not None:
@@ -192,6 +202,41 @@ def _loop_search(plan, outputs, traced, device, site):
         memo[skey] = state.last_chunk
         _hand_key(plan, skey)
     return plan
+
+
+SPLIT_SITES_KEPT = 256  # read sites remembered as splitting a loop (`state.split_sites`); emptied when full
+
+
+def _split_at(site):
+    """Remember that the read at `site` split its graph into loop chunks."""
+    sites = state.split_sites
+    if site not in sites:
+        if len(sites) >= SPLIT_SITES_KEPT:
+            sites.clear()
+        sites.add(site)
+
+
+def _split_read(target, traced, device, site):
+    """A one-target read with nothing pending beside it, at a site whose last read split a loop:
+    the same chunks `_loop_search` would find (`_segment.chunks` sorts the computed nodes by
+    creation, so the order they come in does not matter), found from `computed_nodes` as at a
+    budget cut, without the whole graph's `Plan` and structural key; then a plan of what the
+    chunks left. False, with the traced count restored and nothing run, when the graph is not
+    one to split (the usual path then plans and searches it)."""
+    order = computed_nodes([target])
+    n = len(order)
+    if not _segment.worth_trying(n if n > traced else traced):
+        state.split_sites.discard(site)
+        return False
+    pending.nodes_since_sync = 0
+    if not _run_segmented([target], order, device, site, keep_tail=False):
+        state.split_sites.discard(site)
+        pending.nodes_since_sync = traced
+        return False
+    plan = Plan([target])  # what the chunks left: less than one chunk
+    if plan.order:
+        _run(plan, [target], device, site)
+    return True
 
 
 def read_scalar(node, device, cause):
