@@ -14,7 +14,7 @@ import numpy as np
 from .. import _dtypes as dt
 from .core import OpDef, memo, prepared, typed
 from .elementwise import ADD, AND, MAXIMUM, MINIMUM, MULTIPLY, NOT, OR, emit_compare, emit_select
-from .sort import emit_order_key, host_order_key
+from .sort import emit_order_key
 
 
 def lowest(d):
@@ -339,21 +339,32 @@ def _lower_argreduce(e, node, x):
     return outs[1]
 
 
-def _argreduce(node, x):
-    """The index that wins: larger (smaller for argmin) value (a float's order key:
-    `sort.host_order_key`), ties to the smaller index; the index half of the reduction's init
-    loses them all. The indices are a broadcast view of one arange (the lowering's iota)."""
+def _prepare_argreduce(node):
+    """`_argreduce`'s step for an axis that is not empty (`core.prepared`): numpy's argmax
+    (argmin) along it, a partial over atoms."""
     kind, axis = node.attrs
-    last = np.iinfo(np.int64).max
+    if node.args[0].shape[axis] == 0:
+        return None
+    return functools.partial(_argreduce_step, np.argmax if kind == "max" else np.argmin, axis)
+
+
+def _argreduce_step(fn, axis, x):
+    return fn(x, axis=axis)  # (intp: int64 where it is not, or 0-D, HostProgram converts it)
+
+
+@prepared(_prepare_argreduce)
+def _argreduce(node, x):
+    """The index that wins: larger (smaller for argmin) value, ties to the smaller index, NaN
+    beating every number (either sign: a float's order key, `sort.host_order_key`, as the
+    lowering compares), the two zeros tying, subnormals apart from zero. numpy's argmax and
+    argmin follow exactly that rule (the first NaN, else the first occurrence of the extreme,
+    compared as numbers: -0 == +0), ~10x cheaper than comparing order keys (a (300, 8) float64
+    argmin: 3.5 us against 35; tests/test_interp2_argreduce.py checks them against the order keys).
+    An empty axis gives the index half of the reduction's init, which loses every tie."""
+    kind, axis = node.attrs
     if x.shape[axis] == 0:
-        return np.full(node.shape, last, np.int64)
-    if x.dtype.kind == "f":
-        x = host_order_key(x, node.args[0].dtype, _nan_side(kind))
-    along = [1] * x.ndim
-    along[axis] = x.shape[axis]
-    idx = np.arange(x.shape[axis], dtype=np.int64).reshape(along)
-    best = (np.max if kind == "max" else np.min)(x, axis=axis, keepdims=True)
-    return np.min(np.where(x == best, idx, typed(last, np.int64)), axis=axis)
+        return np.full(node.shape, np.iinfo(np.int64).max, np.int64)
+    return np.asarray(_argreduce_step(np.argmax if kind == "max" else np.argmin, axis, x), np.int64)
 
 
 ARGREDUCE = OpDef("argreduce", attrs=("kind", "axis"), rule=_argreduce_rule, lower=_lower_argreduce,
