@@ -46,10 +46,10 @@ _FUNCTIONS = {**_ELEMENTWISE, "matmul": matmul}
 
 
 # Operators whose meaning is ONE StableHLO op when both operands already share dtype and shape
-# (or the other is a Python int/float next to a floating array, or a 0-D array of its dtype; or two arrays of one dtype whose
-# nonempty shapes broadcast, after the pair's broadcasts): they skip the general machinery and
-# build exactly the nodes the namespace function would build (`_fast_method`). dunder ->
-# (op, attrs, kinds).
+# (or the other is a Python int/float next to a floating array, or a 0-D array of its dtype; or
+# two arrays of one dtype whose nonempty shapes broadcast, after the pair's broadcasts): they
+# skip the general machinery and build exactly the nodes the namespace function would build
+# (`_fast_method`). dunder -> (op, attrs, kinds).
 _FAST = {
     "add": (ops.ADD, (), "iufc"), "sub": (ops.SUBTRACT, (), "iufc"),
     "mul": (ops.MULTIPLY, (), "iufc"), "truediv": (ops.DIVIDE, (), "fc"),

@@ -33,16 +33,19 @@ def _sum_dtype(x_dtype, dtype, fname):
 
 # (shape, dtype, axis, keepdims, kind) -> (reduce attributes, its shape, reshape attributes or
 # None, the kept shape): the nodes `_accumulate`'s general path bound for a floating x, an int
-# axis and no dtype (a reduce of x, then keepdims' reshape), bound at once at the next such call
-# (emptied at _PLANS entries). Only a call that passed every check is kept.
+# axis and no dtype or x's own (a reduce of x, then keepdims' reshape), bound at once at the next
+# such call (emptied at _PLANS entries). Only a call that passed every check is kept.
 _accumulations = {}
 _PLANS = 1024
 
 
 def _accumulate(x, axis, dtype, keepdims, kind, fname):
-    if type(axis) is int and dtype is None and isinstance(x, Array):
+    if type(axis) is int and isinstance(x, Array):
         node = x._node
-        hit = _accumulations.get((node.shape, node.dtype, axis, keepdims, kind))
+        # (a dtype that is x's own floating dtype binds what no dtype binds: scikit-learn's
+        # `_logsumexp` sums with `dtype=array.dtype`)
+        hit = _accumulations.get((node.shape, node.dtype, axis, keepdims, kind)) if dtype is None or (
+            dtype is node.dtype and dtype.kind in "fc") else None
         if hit is not None:
             d = node.dtype
             out = _bind(_REDUCE, (node,), hit[0], hit[1], d)
@@ -58,7 +61,7 @@ def _accumulate(x, axis, dtype, keepdims, kind, fname):
     out_dtype = x_dtype if dtype is None and x_dtype.kind in "fc" else _sum_dtype(x_dtype, dtype, fname)
     node = ops.convert(node, out_dtype)
     out = _keep(ops.reduce(node, axes, kind), axes, keepdims, shape)
-    if type(axis) is int and dtype is None:
+    if type(axis) is int and (dtype is None or (dtype is x_dtype and x_dtype.kind in "fc")):
         _keep_plan(x._node, out, axis, keepdims, kind)
     return Array._wrap(out, x._device)
 
