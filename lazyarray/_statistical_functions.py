@@ -33,8 +33,9 @@ def _sum_dtype(x_dtype, dtype, fname):
 
 # (shape, dtype, axis, keepdims, kind) -> (reduce attributes, its shape, reshape attributes or
 # None, the kept shape): the nodes `_accumulate`'s general path bound for a floating x, an int
-# axis and no dtype or x's own (a reduce of x, then keepdims' reshape), bound at once at the next
-# such call (emptied at _PLANS entries). Only a call that passed every check is kept.
+# axis and no dtype or x's own, or `_extreme`'s for an int axis (a reduce of x, then keepdims'
+# reshape), bound at once at the next such call (emptied at _PLANS entries). Only a call that
+# passed every check is kept.
 _accumulations = {}
 _PLANS = 1024
 
@@ -47,11 +48,7 @@ def _accumulate(x, axis, dtype, keepdims, kind, fname):
         hit = _accumulations.get((node.shape, node.dtype, axis, keepdims, kind)) if dtype is None or (
             dtype is node.dtype and dtype.kind in "fc") else None
         if hit is not None:
-            d = node.dtype
-            out = _bind(_REDUCE, (node,), hit[0], hit[1], d)
-            if hit[2] is not None:
-                out = _bind(_RESHAPE, (out,), hit[2], hit[3], d)
-            return Array._wrap(out, x._device)
+            return _replay(x, node, hit)
     check_array(x)
     node = x._node  # (read once: a view's node property checks its base)
     x_dtype, shape = node.dtype, node.shape
@@ -63,6 +60,15 @@ def _accumulate(x, axis, dtype, keepdims, kind, fname):
     out = _keep(ops.reduce(node, axes, kind), axes, keepdims, shape)
     if type(axis) is int and (dtype is None or (dtype is x_dtype and x_dtype.kind in "fc")):
         _keep_plan(x._node, out, axis, keepdims, kind)
+    return Array._wrap(out, x._device)
+
+
+def _replay(x, node, hit):
+    """The nodes a kept plan names (`_keep_plan`), bound at once on x's current `node`."""
+    d = node.dtype
+    out = _bind(_REDUCE, (node,), hit[0], hit[1], d)
+    if hit[2] is not None:
+        out = _bind(_RESHAPE, (out,), hit[2], hit[3], d)
     return Array._wrap(out, x._device)
 
 
@@ -92,6 +98,11 @@ def prod(x: Array, /, *, axis: Axis = None, dtype: DType | None = None, keepdims
 
 
 def _extreme(x, axis, keepdims, kind, fname):
+    if type(axis) is int and isinstance(x, Array):  # (a plan an earlier call kept: `_accumulate`'s)
+        node = x._node
+        hit = _accumulations.get((node.shape, node.dtype, axis, keepdims, kind))
+        if hit is not None:
+            return _replay(x, node, hit)
     check_array(x)
     node = x._node  # (read once: a view's node property checks its base)
     x_dtype, shape = node.dtype, node.shape
@@ -101,10 +112,12 @@ def _extreme(x, axis, keepdims, kind, fname):
     for a in axes:
         if shape[a] == 0:
             raise ValueError(f"{fname} of an empty selection has no identity")
-    if x_dtype is dt.bool:
-        kind = "or" if kind == "max" else "and"
-    out = ops.reduce(node, axes, kind)  # (a float max/min propagates NaN in both tiers: _ops.reduce)
-    return Array._wrap(_keep(out, axes, keepdims, shape), x._device)
+    reducer = kind if x_dtype is not dt.bool else "or" if kind == "max" else "and"
+    # (a float max/min propagates NaN in both tiers: _ops.reduce)
+    out = _keep(ops.reduce(node, axes, reducer), axes, keepdims, shape)
+    if type(axis) is int:
+        _keep_plan(node, out, axis, keepdims, kind)
+    return Array._wrap(out, x._device)
 
 
 _EXTREMABLE = dt.CATEGORIES["real numeric"] | {dt.bool}

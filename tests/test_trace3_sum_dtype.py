@@ -20,7 +20,7 @@ def _same(n, m):
 
 
 def _operands(v):
-    return [xp.asarray(v), xp.asarray(v) * 1, xp.asarray(v)[...]]
+    return [xp.asarray(v), xp.reshape(xp.asarray(v.ravel()), v.shape), xp.asarray(v)[...]]
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64], ids=str)
@@ -63,3 +63,46 @@ def test_other_dtypes_keep_the_general_path():
         xp.sum(xp.asarray(vf + 1j * vf), axis=0, dtype=xp.float32)
     with pytest.raises(IndexError):
         xp.sum(xf, axis=2, dtype=xp.float32)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.uint8, bool], ids=str)
+@pytest.mark.parametrize("fn", [xp.max, xp.min], ids=["max", "min"])
+def test_max_min_over_an_int_axis_replay_the_general_paths_nodes(dtype, fn):
+    """max/min over an int axis bind the nodes an earlier call of the same shape, dtype, axis and
+    keepdims bound (`_extreme`'s kept plan); NaN propagates in both tiers."""
+    rng = np.random.default_rng(1)
+    for shape in [(30, 3), (4, 5, 2), (1, 4)]:
+        v = rng.integers(0, 4, size=shape)
+        v = (v > 1) if dtype is bool else v.astype(dtype)
+        if np.dtype(dtype).kind == "f":
+            v.flat[3] = np.nan
+        for axis in range(-len(shape), len(shape)):
+            for keepdims in (False, True):
+                for i in range(3):
+                    sf._accumulations.clear()
+                    x = _operands(v)[i]
+                    general = fn(x, axis=axis, keepdims=keepdims)
+                    again = fn(x, axis=axis, keepdims=keepdims)
+                    assert _same(again._node, general._node), (shape, axis, keepdims, i)
+                    nfn = np.max if fn is xp.max else np.min
+                    want = nfn(v, axis=axis, keepdims=keepdims)
+                    got = np.asarray(again)
+                    assert got.dtype == want.dtype and got.shape == want.shape
+                    np.testing.assert_array_equal(got, want)
+
+
+def test_max_errors_after_a_kept_plan():
+    x = xp.asarray(np.ones((3, 4)))
+    xp.max(x, axis=1)
+    with pytest.raises(ValueError, match="empty selection"):
+        xp.max(xp.asarray(np.ones((3, 0))), axis=1)
+    with pytest.raises(TypeError, match="real numeric"):
+        xp.max(xp.asarray(np.ones((3, 4), np.complex64)), axis=1)
+    with pytest.raises(IndexError):
+        xp.max(x, axis=2)
+    # a view written through its base reads the base's new value
+    base = xp.asarray(np.zeros((2, 3, 4))) * 1
+    view = base[1, :, :]
+    xp.max(view, axis=1)
+    base[1, 0, 2] = 5.0
+    np.testing.assert_array_equal(np.asarray(xp.max(view, axis=1)), [5.0, 0.0, 0.0])
