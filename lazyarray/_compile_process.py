@@ -85,7 +85,7 @@ def _start():
 
 def _stop():
     """Forget the helper (it exited, or answers no more); note its peak memory."""
-    global _proc, peak_rss_kb
+    global _proc
     proc, _proc = _proc, None
     if proc is None:
         return
