@@ -167,6 +167,24 @@ def _scalars_dtype(*values):
 
 
 def where(condition: Array, x1: ArrayOrScalar, x2: ArrayOrScalar, /) -> Array:
+    if type(condition) is Array and type(x1) is Array:
+        # a bool condition, x1 of its shape and x2 an array of x1's dtype and that shape (or 0-D),
+        # or a Python int/float next to a floating x1, all on one device (scikit-learn's
+        # `_logsumexp`: `where(isfinite(m), m, 0)`, `where(s == 0, s, s / m)`): the general
+        # path's leaf (`_scalar`) and select node, bound at once (its rule holds)
+        cond, n1 = condition._node, x1._node
+        device = condition._device
+        if cond.dtype is dt.bool and n1.shape == cond.shape and x1._device is device:
+            t = type(x2)
+            n2 = None
+            if t is Array:
+                if x2._device is device and x2._node.dtype is n1.dtype and (
+                        not x2._node.shape or x2._node.shape == cond.shape):
+                    n2 = x2._node
+            elif (t is float or t is int) and n1.dtype.kind in "fc":
+                n2 = _scalar(x2, n1.dtype, "where")
+            if n2 is not None:
+                return Array._wrap(_bind(_SELECT, (cond, n1, n2), (), cond.shape, n1.dtype), device)
     check_array(condition, "condition")
     if condition.dtype is not dt.bool:
         raise TypeError(f"where: condition must be a boolean array, got {condition.dtype}")
@@ -187,3 +205,6 @@ def where(condition: Array, x1: ArrayOrScalar, x2: ArrayOrScalar, /) -> Array:
     # 0-D operands stay 0-D (select broadcasts them when lowered and evaluated): no node each
     return Array._wrap(ops.select(*[n if not n.shape or n.shape == shape else ops.broadcast_to(n, shape)
                                     for n in (cond, n1, n2)]), device)
+
+
+_SELECT = ops.SELECT
