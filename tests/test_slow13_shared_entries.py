@@ -13,8 +13,13 @@ from lazyarray._graph import Plan
 
 @pytest.fixture(autouse=True)
 def sharing(monkeypatch):
-    """Sharing from the first new structure (a process shares after SHARE_AFTER of them)."""
+    """Sharing from the first new structure (a process shares after SHARE_AFTER of them), with
+    no key kept by earlier tests (a structure an earlier test kept unshared is found again as
+    it was)."""
     monkeypatch.setattr(_graph, "SHARE_AFTER", 0)
+    monkeypatch.setattr(_graph, "_recent", {})
+    monkeypatch.setattr(_graph, "_interned", {})
+    monkeypatch.setattr(_graph, "_entries", {})
 
 
 def _key(outputs):
