@@ -23,3 +23,14 @@ def same_graph(a, b):
     """a and b (nodes) are the same graph over the same leaves."""
     leaves = {}
     return describe(a, leaves) == describe(b, leaves)
+
+
+def same_nodes(n, m):
+    """n and m are one node, or new nodes of the same op, attributes, shape, dtype and operands in
+    order, down to the same leaf objects (stricter than `same_graph`, whose leaf numbering by first
+    visit cannot tell dot(x, v) from dot(v, x))."""
+    if n is m:
+        return True
+    return (n.op is m.op and n.op is not None and n.attrs == m.attrs and n.shape == m.shape
+            and n.dtype is m.dtype and len(n.args) == len(m.args)
+            and all(same_nodes(a, b) for a, b in zip(n.args, m.args)))

@@ -11,6 +11,7 @@ import lazyarray as xp
 from lazyarray import _linear_algebra_functions as la
 from lazyarray import _ops as ops
 from lazyarray._array_object import Array
+from graph_compare import same_nodes
 
 pytestmark = pytest.mark.usefixtures("both_tiers")
 
@@ -33,16 +34,6 @@ def _operands(shape, dtype, rng):
     return [(name, a, v) for name, a in out]
 
 
-def _same(n, m):
-    """n and m are one node, or new nodes of the same op, attributes, shape, dtype and operands
-    (graph text numbers operands by first visit, so it cannot tell dot(x, v) from dot(v, x))."""
-    if n is m:
-        return True
-    return (n.op is m.op and n.op is not None and n.attrs == m.attrs and n.shape == m.shape
-            and n.dtype is m.dtype and len(n.args) == len(m.args)
-            and all(_same(a, b) for a, b in zip(n.args, m.args)))
-
-
 SHAPES = [((N, K), (K, M)), ((N, K), (K,)), ((K,), (K, M)), ((K,), (K,)), ((K, N), (N, 1)),
           ((N, K), (K, 1)), ((1, K), (K, N)), ((K, N), (N, M))]
 
@@ -61,7 +52,7 @@ def test_matmul_records_the_builders_node_and_numpy_values(dtype, shapes):
             got = a @ b
             assert got.shape == want.shape and got.dtype == xp.asarray(want).dtype
             assert xp.graph_text(got) == xp.graph_text(ref), (na, nb)
-            assert _same(got._node, ref._node), (na, nb)
+            assert same_nodes(got._node, ref._node), (na, nb)
             np.testing.assert_array_equal(np.asarray(got), want)  # (small integers: exact products)
 
 
@@ -93,5 +84,5 @@ def test_T_binds_the_builders_transpose():
         node = a._node
         got = a.T
         ref = ops.transpose(node, (1, 0))
-        assert _same(got._node, ref) and got.shape == ref.shape
+        assert same_nodes(got._node, ref) and got.shape == ref.shape
         np.testing.assert_array_equal(np.asarray(got), np.asarray(a).T)
