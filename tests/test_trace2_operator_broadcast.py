@@ -1,8 +1,6 @@
 """The operators' fast path (`_array_methods._fast_method`) takes two arrays of one dtype whose
 nonempty shapes broadcast: the pair's broadcasts (`_helpers.binary_operands`' own) and then its
 one node, node for node what the namespace function records, and numpy's values in both tiers."""
-import operator
-
 import numpy as np
 import pytest
 
@@ -10,33 +8,13 @@ import lazyarray as xp
 from lazyarray import _array_methods as am
 from lazyarray import _elementwise_functions as ef
 from graph_compare import same_nodes
+from operator_cases import FAST_CASES, OPS, case_id, value
 
 pytestmark = pytest.mark.usefixtures("both_tiers")
 
 
-OPS = {  # dunder -> (numpy's operator, the namespace function)
-    "add": operator.add, "sub": operator.sub, "mul": operator.mul, "truediv": operator.truediv,
-    "lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge, "eq": operator.eq,
-    "ne": operator.ne, "pow": operator.pow, "and": operator.and_, "or": operator.or_, "xor": operator.xor,
-}
 PAIRS = [((6, 1), (6, 4)), ((4,), (6, 4)), ((1, 4), (6, 1)), ((3, 1, 4), (2, 4)), ((0, 3), (1, 3)),
          ((6, 4), (4,)), ((1,), (3, 2))]
-DTYPES = [np.float32, np.float64, np.int32, np.uint8, bool, np.complex64]
-# the (operator, dtype) pairs the operator's fast path takes (`_array_methods._FAST`'s kinds)
-FAST_CASES = [(name, d) for name in OPS for d in DTYPES if np.dtype(d).kind in am._FAST[name][2]]
-
-
-def _case_id(v):
-    return v if isinstance(v, str) else np.dtype(v).name
-
-
-def _value(shape, dtype, rng):
-    v = rng.integers(1, 4, size=shape)
-    if dtype is bool:
-        return v > 1
-    if np.dtype(dtype).kind == "c":
-        return (v + 1j).astype(dtype)
-    return v.astype(dtype)
 
 
 def _arrays(v):
@@ -47,14 +25,14 @@ def _arrays(v):
     return out
 
 
-@pytest.mark.parametrize(("name", "dtype"), FAST_CASES, ids=_case_id)
+@pytest.mark.parametrize(("name", "dtype"), FAST_CASES, ids=case_id)
 def test_broadcast_operators_record_the_functions_nodes(name, dtype):
     fast = getattr(xp.Array, f"__{name}__")
     fname = am._BINARY.get(name) or am._COMPARE[name]
     f = ef.FUNCTIONS[fname]
     rng = np.random.default_rng(0)
     for s1, s2 in PAIRS:
-        v1, v2 = _value(s1, dtype, rng), _value(s2, dtype, rng)
+        v1, v2 = value(s1, dtype, rng), value(s2, dtype, rng)
         for i in range(len(_arrays(v1))):
             for j in range(len(_arrays(v2))):
                 a, b = _arrays(v1)[i], _arrays(v2)[j]

@@ -2,8 +2,6 @@
 beside a nonempty one (`dg + v`, `c / nk[k]`): the namespace function's one node at the nonempty
 operand's shape, the 0-D operand unbroadcast, node for node (operand order included, reflected
 methods too), and numpy's values in both tiers."""
-import operator
-
 import numpy as np
 import pytest
 
@@ -11,32 +9,12 @@ import lazyarray as xp
 from lazyarray import _array_methods as am
 from lazyarray import _elementwise_functions as ef
 from graph_compare import same_nodes
+from operator_cases import FAST_CASES, OPS, case_id, value
 
 pytestmark = pytest.mark.usefixtures("both_tiers")
 
 
-OPS = {
-    "add": operator.add, "sub": operator.sub, "mul": operator.mul, "truediv": operator.truediv,
-    "lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge, "eq": operator.eq,
-    "ne": operator.ne, "pow": operator.pow, "and": operator.and_, "or": operator.or_, "xor": operator.xor,
-}
 SHAPES = [(4,), (3, 4), (0,), (2, 0, 3), (1,)]
-DTYPES = [np.float32, np.float64, np.int32, np.uint8, bool, np.complex64]
-# the (operator, dtype) pairs the operator's fast path takes (`_array_methods._FAST`'s kinds)
-FAST_CASES = [(name, d) for name in OPS for d in DTYPES if np.dtype(d).kind in am._FAST[name][2]]
-
-
-def _case_id(v):
-    return v if isinstance(v, str) else np.dtype(v).name
-
-
-def _value(shape, dtype, rng):
-    v = rng.integers(1, 4, size=shape)
-    if dtype is bool:
-        return v > 1
-    if np.dtype(dtype).kind == "c":
-        return (v + 1j).astype(dtype)
-    return v.astype(dtype)
 
 
 def _arrays(v):
@@ -49,14 +27,14 @@ def _arrays(v):
     return [xp.asarray(v), xp.reshape(xp.asarray(v.ravel()), v.shape), xp.asarray(v)[...]]
 
 
-@pytest.mark.parametrize(("name", "dtype"), FAST_CASES, ids=_case_id)
+@pytest.mark.parametrize(("name", "dtype"), FAST_CASES, ids=case_id)
 def test_zero_d_operand_records_the_functions_node(name, dtype):
     fast, rfast = getattr(xp.Array, f"__{name}__"), getattr(xp.Array, f"__r{name}__", None)
     f = ef.FUNCTIONS[am._BINARY.get(name) or am._COMPARE[name]]
     rng = np.random.default_rng(1)
-    s = _value((), dtype, rng)
+    s = value((), dtype, rng)
     for shape in SHAPES:
-        v = _value(shape, dtype, rng)
+        v = value(shape, dtype, rng)
         for i in range(3):
             for j in range(5):
                 for zero_first in (False, True):
