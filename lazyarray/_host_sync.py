@@ -497,17 +497,6 @@ def _owned(value, node):
     return np.array(value, dtype=node.dtype.np, order="C", copy=True)
 
 
-def _as_value(r, node):
-    """An evaluation's result as an array of the node's dtype (numpy may give a scalar or another
-    dtype); one of another shape raises (an evaluation that disagrees with its op's rule)."""
-    npdt = node.dtype.np
-    if type(r) is not np.ndarray or r.dtype is not npdt:
-        r = np.asarray(r, dtype=npdt)
-    if r.shape != node.shape:
-        node_value(r, node)
-    return r
-
-
 class _Evaluator:
     """One read's evaluation: nodes computed whole (`memo`, by id) and the budget spent.
 
@@ -574,7 +563,7 @@ class _Evaluator:
                 self.limit = REDUCED
                 try:
                     self._check(node)
-                    v = _as_value(op.evaluate(node, self.whole(args[0])), node)
+                    v = node_value(op.evaluate(node, self.whole(args[0])), node)
                 finally:
                     self.limit = limit
             elif large:
@@ -592,7 +581,7 @@ class _Evaluator:
                     r = op.evaluate(node, self.whole(args[0]))
                 else:
                     r = op.evaluate(node, *[self.whole(a) for a in args])
-                v = _as_value(r, node)
+                v = node_value(r, node)
             self.computed += 1
         if self.seen is not None:
             self._visited(node)
