@@ -97,3 +97,19 @@ def both_tiers(request, monkeypatch):
     opts in with `pytestmark = pytest.mark.usefixtures("both_tiers")`."""
     monkeypatch.setattr(xp.config, "interpret_first", 0 if request.param == "compiled" else 2)
     return request.param
+
+
+@pytest.fixture
+def bodies(monkeypatch):
+    """The REPEAT bodies (loop chunks' bodies) of the plans the engine runs, taken before they run."""
+    from lazyarray import _engine
+    from lazyarray._ops.loop import REPEAT
+
+    seen, real = [], _engine._run
+
+    def recording(plan, outputs, device, site):
+        seen.extend(node.attrs.body for node in plan.order if node.op is REPEAT)
+        return real(plan, outputs, device, site)
+
+    monkeypatch.setattr(_engine, "_run", recording)
+    return seen

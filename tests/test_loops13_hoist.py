@@ -6,9 +6,8 @@ import numpy as np
 import pytest
 
 import lazyarray as xp
-from lazyarray import _config, _engine, _segment
+from lazyarray import _config, _segment
 from lazyarray._ops.dot import DOT_GENERAL
-from lazyarray._ops.loop import REPEAT
 from loop_workloads import logreg
 
 
@@ -19,19 +18,6 @@ def _data(rng, n=2000, d=40, dtype=np.float64, column=False):  # 80000 elements:
     if column:
         y, w = y[:, None], w[:, None]
     return X, y, w
-
-
-@pytest.fixture
-def bodies(monkeypatch):
-    """The REPEAT bodies of the plans the engine runs (taken before they run)."""
-    seen, real = [], _engine._run
-
-    def recording(plan, outputs, device, site):
-        seen.extend(n.attrs.body for n in plan.order if n.op is REPEAT)
-        return real(plan, outputs, device, site)
-
-    monkeypatch.setattr(_engine, "_run", recording)
-    return seen
 
 
 def _transposed_dots(body, shape):

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import lazyarray as xp
-from lazyarray import _config, _engine
-from lazyarray._ops.loop import REPEAT, STACK
+from lazyarray import _config
+from lazyarray._ops.loop import STACK
 
 
 def shared(ns, y, n, scale=0.01):
@@ -56,19 +56,6 @@ def small_ints(ns, y, n):
 
 FLOAT_LOOPS = [shared, two, mixed, invariant]
 INT_LOOPS = [int_shared, small_ints]
-
-
-@pytest.fixture
-def bodies(monkeypatch):
-    """The REPEAT bodies of the plans the engine runs (taken before they run)."""
-    seen, real = [], _engine._run
-
-    def recording(plan, outputs, device, site):
-        seen.extend(node.attrs.body for node in plan.order if node.op is REPEAT)
-        return real(plan, outputs, device, site)
-
-    monkeypatch.setattr(_engine, "_run", recording)
-    return seen
 
 
 def _reads(body, k):
