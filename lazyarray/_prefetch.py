@@ -14,8 +14,11 @@ The loads start at import (`start_at_import`, the package's last line) when the 
 no device was named (`LAZYARRAY_DEVICE`): the entries were then used on the default device, which
 the compile thread opens itself. A program's imports and data set-up (scikit-learn's import alone
 is ~0.5 s) thus cover the loads, ~3-7 ms of CPU each, which at the first lookup still fell on the
-first call (issue 11 target 2: Ridge's second process, first call 58 ms against 26 ms warm). A
-command with no manifest costs one failed open. At exit the thread stops loading (nothing would
+first call (issue 11 target 2: Ridge's second process, first call 58 ms against 26 ms warm). Once
+every entry is loaded, each one no lookup has taken yet runs once on zeros there (`_first_run`:
+XLA's CPU client builds each fusion's runtime at an executable's first run, ~15-20 ms of CPU over
+the Pipeline's 17 programs that the first call paid). A command with no manifest costs one failed
+open. At exit the thread stops loading (nothing would
 take the programs), and after a fork the child forgets loads its parent's thread was making.
 
 Beside the manifest, the same command's run keeps what its interpreter learnt about the graphs it
@@ -40,7 +43,7 @@ import sys
 import threading
 from concurrent.futures import Future
 
-from . import _config, _disk_cache, _runtime, _structural_key
+from . import _config, _disk_cache, _first_run, _runtime, _structural_key
 from ._engine_state import state
 
 MAX_ENTRIES = 64
@@ -240,9 +243,12 @@ def _queue(root, names, pjrt, now=False):
 
 
 def _load_all(items, pjrt):
-    """(On the compile thread.) Load each queued entry the caller has not taken back; at exit
-    (the main thread has ended) the rest are cancelled, so exiting never waits for loads."""
+    """(On the compile thread.) Load each queued entry the caller has not taken back; then run
+    each loaded one no lookup has taken yet once on zeros (`_first_run`: XLA builds part of an
+    executable's runtime state at its first run, which the caller's first call would pay). At
+    exit (the main thread has ended) the rest are cancelled, so exiting never waits for them."""
     main = threading.main_thread()
+    loaded = []
     for key in items:
         future = _queued.get(key)
         if future is None or not future.set_running_or_notify_cancel():
@@ -251,9 +257,17 @@ def _load_all(items, pjrt):
             future.set_result(None)
             continue
         try:
-            future.set_result(_runtime.load_serialized(key[0], pjrt))
+            executable = _runtime.load_serialized(key[0], pjrt)
         except BaseException:  # (load_serialized returns None for a bad entry; this is a bug)
-            future.set_result(None)
+            executable = None
+        future.set_result(executable)
+        if executable is not None:
+            loaded.append((key, executable))
+    for key, executable in loaded:  # (every load first: a lookup waits for a load, never for a run)
+        if not main.is_alive():
+            return
+        if key in _queued:  # (not taken yet: a taken one's caller runs it first anyway)
+            _first_run.run_on_zeros(executable, pjrt)
 
 
 def entry_name(root, path):
