@@ -196,12 +196,24 @@ def _reduce_signed_zeros_step(ufunc, dims, npdt, initial, kind, x):
                           x, kind, dims, False)
 
 
+# (kind, dtype) -> what `_reduce` needs of them: the ufunc, numpy's dtype, the identity as a
+# numpy scalar, whether a zero's sign is fixed (`core.memo`: ~2 us less a first-sight reduce)
+_reduce_parts = {}
+
+
+def _reduce_part(kind, d):
+    r = REDUCERS[kind]
+    return r.host_ufunc(d), d.np, r.init(d)[()], kind in ("max", "min") and d.kind == "f"
+
+
 @prepared(_prepare_reduce)
 def _reduce(node, x):
     kind, dims = node.attrs
-    d, r = node.dtype, REDUCERS[kind]
-    out = r.host_ufunc(d).reduce(x, axis=dims, dtype=d.np, initial=r.init(d)[()])
-    return _fix_zero_sign(np.asarray(out, d.np), x, kind, dims, False)
+    ufunc, npdt, initial, signed = memo(_reduce_parts, (kind, node.dtype), _reduce_part)
+    out = ufunc.reduce(x, axis=dims, dtype=npdt, initial=initial)
+    if type(out) is not np.ndarray:  # (a 0-D result comes back as a numpy scalar)
+        out = np.asarray(out, npdt)
+    return _fix_zero_sign(out, x, kind, dims, False) if signed else out
 
 
 def _reduce_compile_extra(node):
