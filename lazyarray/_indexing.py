@@ -8,6 +8,7 @@ node of x's dtype first. Both entry points are `Array`'s methods (installed by
 from __future__ import annotations
 
 import builtins
+from weakref import ref as _weakref
 
 import numpy as np
 
@@ -384,6 +385,11 @@ def _write_element(x, vnode, axes, pattern):
     with _views.write_lock:
         x, axes = _write_target(x, axes, pattern)
         node = x._node
+        if vnode.op is _RESHAPE:
+            run = _element_run(node, vnode, axes)
+            if run is not None:
+                x._rebind(run)
+                return
         args = [node, vnode]
         for a in axes:
             args.append(leaf_from_host(a.start, (), _INT64))  # (`ops.scalar(a.start, dt.int64)`)
@@ -391,3 +397,90 @@ def _write_element(x, vnode, axes, pattern):
 
 
 _INT64 = dt.int64
+
+
+# Element writes of elements of one vector, run together (scikit-learn's `_add_to_diagonal`:
+# `value = diagonal(a) + v; for i in ...: a[i, i] = value[i]`, ~24 writes an EM step of
+# GaussianMixture(full), each a dynamic_update_slice of a dynamic_slice and its reshape). The run
+# so far, for the scatter node it ended in: (weak references to that node and the vector, its
+# rows array (the index leaf's host value, never changed), the number of writes, the vector's
+# positions or None for 0, 1, 2, ...: nothing it holds keeps a value alive). One run at a time (a run's writes come one after the
+# other); written with the write lock held.
+_last_run = [None]
+RUN_MAX = 64  # writes a run's scatter takes at most (each write copies its index rows: K^2)
+
+
+def _element_run(node, vnode, axes):
+    """The node `node` becomes after the element write of `vnode` (a 0-D node) at `axes` (one
+    element of every axis), when vnode is element j of a 1-D vector `vec` as `_element` reads it
+    (reshape to () of dynamic_slice(vec, [j]) of size 1, j a Python int in range, a host leaf):
+    scatter(base, rows, vec's elements at the run's positions) in 'set' mode over every axis,
+    where base is what the run's first write wrote into and rows/positions are the run's writes
+    in order, this one last. None for any other write (the caller binds its
+    dynamic_update_slice).
+
+    The same value as the writes one by one: each element write is a dynamic_update_slice of
+    one element at in-range starts, and a 'set' scatter applies its updates in order, the last
+    winning (`_ops.gather`); its gather reads in-range positions, so nothing clamps or is
+    dropped. The element reads and the earlier scatters of the run are left unused (nodes never
+    change: a graph that used them keeps their value): a sync walks and runs one node for the
+    run instead of three a write."""
+    if vnode.attrs is not _TO_0D:
+        return None
+    ds = vnode.args[0]
+    if ds.op is not _DYNAMIC_SLICE or ds.attrs is not _WINDOW_OF_ONE:
+        return None
+    vec, start = ds.args
+    j = start.host
+    if type(j) is not int or start.op is not None or len(vec.shape) != 1 or vec.dtype is not node.dtype:
+        return None
+    n = vec.shape[0]
+    if not 0 <= j < n:
+        return None
+    nd = len(node.shape)
+    last = _last_run[0]
+    if (last is not None and node.op is _SCATTER and last[0]() is node and last[1]() is vec
+            and last[3] < RUN_MAX):
+        base, prev, k = node.args[0], last[2], last[3] + 1
+        srcs = last[4] + (j,) if last[4] is not None else (None if j == k - 1 else tuple(range(k - 1)) + (j,))
+        rows = np.empty((k, nd), np.int64)
+        rows[:-1] = prev
+    else:
+        base, k, srcs = node, 1, None if j == 0 else (j,)
+        rows = np.empty((1, nd), np.int64)
+    rows[-1] = [a.start for a in axes]
+    # (the nodes `ops.slice_` / `ops.gather_points` and `ops.scatter_points` bind, bound at once:
+    # their rules hold by construction, and the verifier checks them again at the sync)
+    dtype = node.dtype
+    if srcs is None:  # positions 0, 1, ..., k-1: a prefix of vec (vec itself when it is all)
+        upd = vec if k == n else _bind(ops.SLICE, (vec,), _prefix(k), (k,), dtype)
+    else:
+        positions = leaf_from_host(np.array(srcs, np.int64).reshape(k, 1), (k, 1), _INT64)
+        upd = _bind(ops.GATHER, (vec, positions), _FIRST_AXIS, (k,), dtype)
+    idx = leaf_from_host(rows, (k, nd), _INT64)
+    out = _bind(_SCATTER, (base, idx, upd), _set_all(nd), node.shape, dtype)
+    _last_run[0] = (_weakref(out), _weakref(vec), rows, k, srcs)
+    return out
+
+
+def _prefix(k):
+    attrs = _prefixes.get(k)
+    if attrs is None:
+        attrs = _prefixes[k] = ops.SLICE.Attrs((0,), (k,), (1,))  # (k <= RUN_MAX: bounded)
+    return attrs
+
+
+def _set_all(nd):
+    attrs = _set_alls.get(nd)
+    if attrs is None:
+        attrs = _set_alls[nd] = _SCATTER.Attrs(tuple(range(nd)), "set")  # (one per rank)
+    return attrs
+
+
+_prefixes = {}  # k -> the attributes of slice(vec, [0], [k])
+_set_alls = {}  # rank -> the attributes of a 'set' scatter over every axis
+_FIRST_AXIS = ops.GATHER.Attrs((0,))
+
+
+_DYNAMIC_SLICE = ops.DYNAMIC_SLICE
+_SCATTER = ops.SCATTER
