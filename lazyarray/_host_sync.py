@@ -566,6 +566,17 @@ class _Evaluator:
                     v = node_value(op.evaluate(node, self.whole(args[0])), node)
                 finally:
                     self.limit = limit
+            elif large and size > 1 and op in _WINDOWS and _host_leaves_of(args, self.limit):
+                # a window of a large leaf held on the host (SciPy's `Z[:, :2]` of a linkage
+                # matrix): numpy's slice of the leaf's value costs what the window holds, where
+                # pushing each index down would spend an op per element and fall back past 24
+                self._check(node)
+                v = node_value(op.evaluate(node, *[_leaf(a) if a.op is None else self.whole(a)
+                                                   for a in args]), node)
+                if self.seen is not None:
+                    for a in args:
+                        if a.op is None:
+                            self._visited(a)
             elif large:
                 # a few elements of a large operand (the probe's `reshape(y, -1)[0]`): each
                 # index pushed down (the budget of ops bounds how many)
@@ -739,6 +750,21 @@ _PUSH = {
 # ops whose element at an index `_pushed` computes from its operands' elements: a one-element
 # node of these is pushed through, never computed whole (a scalar read computes one element)
 _PUSHABLE = frozenset(_ELEMENTWISE) | frozenset(_PUSH)
+# ops whose evaluation costs what their result holds, not what their operand holds: a small
+# window of a large host leaf is computed whole (`_Evaluator.whole`)
+_WINDOWS = frozenset({ops.SLICE, ops.DYNAMIC_SLICE, ops.GATHER})
+
+
+def _host_leaves_of(args, limit):
+    """Whether every operand larger than `limit` elements is a leaf whose value is on the host
+    (read as it is: no buffer copied home for a few of its elements)."""
+    for a in args:
+        n = 1
+        for s in a.shape:
+            n *= s
+        if n > limit and (a.op is not None or type(a.host) is not np.ndarray):
+            return False
+    return True
 
 
 # ---------------------------------------------------------------- an element read when indexed
