@@ -583,6 +583,8 @@ class _Evaluator:
                 if size == 1:
                     v = np.asarray(self._pushed(node, (0,) * len(node.shape))).reshape(node.shape)
                 else:
+                    if self.ops + size > MAX_OPS:  # (each element pushed spends an op: it would fall back)
+                        raise _Fallback
                     v = np.empty(node.shape, node.dtype.np)
                     for idx in np.ndindex(node.shape):
                         v[idx] = self._pushed(node, idx)
