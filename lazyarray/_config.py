@@ -94,3 +94,4 @@ heap_trim = os.environ.get("LAZYARRAY_HEAP_TRIM", "1") not in ("", "0")  # see _
 compile_process = os.environ.get("LAZYARRAY_COMPILE_PROCESS", "0") not in ("", "0")  # see _compile_process
 heap_threshold = _int("LAZYARRAY_HEAP_THRESHOLD", 4 << 20)  # see _heap_threshold (at import only)
 gc_freeze = os.environ.get("LAZYARRAY_GC_FREEZE", "1") not in ("", "0")  # see _gc_freeze (at import only)
+gc_freeze_survivors = gc_freeze and os.environ.get("LAZYARRAY_GC_FREEZE", "1") != "import"  # see _gc_freeze (at import only)

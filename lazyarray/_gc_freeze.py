@@ -1,4 +1,5 @@
-"""Python's cyclic garbage collector and the objects that importing lazyarray creates.
+"""Python's cyclic garbage collector and the objects that importing lazyarray creates, and those
+that survive a full collection.
 
 Importing lazyarray imports jax and jaxlib: ~100,000 objects (modules, functions, types) that
 live as long as the process. Python's full collections (generation 2) scan every tracked object
@@ -9,20 +10,92 @@ end of the import, the objects that exist then are collected once (no garbage is
 be kept for ever) and moved to the collector's permanent generation (`gc.freeze`): later full
 collections skip them. They are still freed by reference counting as usual; what is given up is
 only that a reference cycle among them that becomes garbage later is never collected (modules,
-functions and types hardly ever do). `LAZYARRAY_GC_FREEZE=0` leaves the collector alone.
+functions and types hardly ever do).
+
+The same holds, more weakly, for whatever survives a full collection later: the modules imported
+after lazyarray (SciPy's, scikit-learn's: ~43,000 objects in SciPy's call table), the engine's
+kept caches. A lazyarray process allocates many short-lived tracked objects (nodes, handles,
+their argument tuples: ~60 young collections in a pass over SciPy's table, where
+array-api-strict makes 3), so full collections come often, and each one scans all of that again
+(~20 ms of the table's ~110 ms second pass when one lands there). So the collector gets one more,
+older generation (`_on_collection`, a `gc.callbacks` hook): after each full collection the
+survivors are frozen, so the next automatic full collection scans only what was promoted since
+(a partial one). Once the objects frozen that way are as many as the last complete scan left
+(the old generation doubled), the next automatic full collection unfreezes everything first and
+scans it all (a complete one): a cycle among frozen objects that became garbage is collected then,
+at the latest, so memory held by such garbage stays bounded by the live heap. An explicit
+`gc.collect()` is always complete, and leaves its survivors unfrozen (`gc.get_objects` and
+`gc.get_referrers` see them, as without lazyarray): what a test or a leak hunt asks of it still
+holds. An automatic collection is told from an explicit one by the young generation's count (only
+an allocation past the threshold starts one, and it has not reset the count yet).
+
+`LAZYARRAY_GC_FREEZE=import` keeps the import-time freeze alone, `LAZYARRAY_GC_FREEZE=0` leaves
+the collector alone. (Frozen objects are invisible to `gc.get_objects()` and `gc.get_referrers()`
+until the next complete or explicit collection; a program that calls `gc.freeze` itself, before a
+fork, should opt out: a complete scan unfreezes its objects too, and freezes the survivors again.)
 """
 from __future__ import annotations
 
 import gc
+import sys
 
 from . import _config
 
+# The generational collector this policy is written for: CPython's three generations with a
+# young-generation count that an allocation past its threshold starts a collection at
+# (3.10-3.13; 3.14's incremental collector has other generations).
+_SUPPORTED = sys.implementation.name == "cpython" and sys.version_info < (3, 14)
+
+
+class _Oldest:
+    """The policy's estimate of the old generation (object counts)."""
+    base = 0        # frozen after the last complete scan (or the import's freeze)
+    pending = 0     # frozen since then (the old generation's size at each partial collection)
+    scanned = 0     # objects the running complete collection scans; 0: none is running
+    partial = 0     # partial collections made (for tests and reports)
+    complete = 0    # complete ones made by the policy (explicit collections not counted)
+    automatic = False  # whether the running complete collection is an automatic one
+
+
+oldest = _Oldest()
+
 
 def freeze_import_objects() -> bool:
-    """Collect once, then move every tracked object to the permanent generation. Returns whether
-    it did (not when opted out: `_config.gc_freeze`, LAZYARRAY_GC_FREEZE)."""
+    """Collect once, then move every tracked object to the permanent generation, and (unless
+    LAZYARRAY_GC_FREEZE=import) install the survivors' policy (`_on_collection`). Returns whether
+    it froze (not when opted out: `_config.gc_freeze`, LAZYARRAY_GC_FREEZE)."""
     if not _config.gc_freeze:
         return False
     gc.collect()
+    if _config.gc_freeze_survivors and _SUPPORTED and _on_collection not in gc.callbacks:
+        oldest.base = len(gc.get_objects())
+        gc.callbacks.append(_on_collection)
     gc.freeze()
     return True
+
+
+def _on_collection(phase, info):
+    """`gc.callbacks` hook: a full collection starting is partial (the frozen objects stay out of
+    it) when it is automatic and the old generation has not doubled since the last complete scan;
+    otherwise everything is unfrozen first. When it ends, an automatic one's survivors are frozen."""
+    if info["generation"] != 2:
+        return
+    o = oldest
+    if phase == "start":
+        automatic = gc.isenabled() and gc.get_count()[0] > gc.get_threshold()[0]
+        old = len(gc.get_objects(2))
+        if automatic and o.pending + old < o.base:
+            o.pending += old
+            o.scanned = 0
+            o.partial += 1
+            return
+        gc.unfreeze()
+        o.scanned = max(o.base + o.pending + old, 1)
+        o.complete += automatic
+        o.automatic = automatic
+        return
+    if o.scanned:  # a complete collection ended: what it left is the new base
+        o.base, o.pending, o.scanned = max(o.scanned - info["collected"], 1), 0, 0
+        if not o.automatic:
+            return  # (an explicit one leaves its survivors where gc.collect() leaves them)
+    gc.freeze()
