@@ -43,8 +43,10 @@ from . import _config
 
 # The generational collector this policy is written for: CPython's three generations with a
 # young-generation count that an allocation past its threshold starts a collection at
-# (3.10-3.13; 3.14's incremental collector has other generations).
-_SUPPORTED = sys.implementation.name == "cpython" and sys.version_info < (3, 14)
+# (3.10-3.13 with the GIL; 3.14's incremental collector and the free-threaded build's have other
+# generations).
+_SUPPORTED = (sys.implementation.name == "cpython" and sys.version_info < (3, 14)
+              and getattr(sys, "_is_gil_enabled", lambda: True)())
 
 
 class _Oldest:
