@@ -135,6 +135,8 @@ def _set_elements_step(shape, axes, dtype, x, idx, upd):
 @prepared(_prepare_scatter)
 def _scatter(node, x, idx, upd):
     axes, mode = node.attrs
+    if mode == "set" and x.ndim and idx.ndim == 2 and axes == tuple(range(x.ndim)) and x.size:
+        return _set_elements_step(x.shape, axes, node.dtype, x, idx, upd)  # (`_prepare_scatter`'s step)
     return _scatter_values(axes, mode, node.dtype, x, idx, upd)
 
 
