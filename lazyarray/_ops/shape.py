@@ -82,7 +82,9 @@ def full(value, like):
 
 def _iota(node):
     a = node.attrs
-    line = np.arange(a.shape[a.dim], dtype=np.int64).astype(a.dtype.np)
+    line = np.arange(a.shape[a.dim], dtype=np.int64).astype(a.dtype.np, copy=False)
+    if len(a.shape) == 1:
+        return line  # (fresh and contiguous already)
     shape = [1] * len(a.shape)
     shape[a.dim] = a.shape[a.dim]
     return np.ascontiguousarray(np.broadcast_to(line.reshape(shape), a.shape))
@@ -460,6 +462,19 @@ def _pad(node, x, value):
     out = np.full(node.shape, value, node.dtype.np)
     if not node.shape or x.size == 0 or out.size == 0:
         return out if node.shape else x
+    if not any(interior):
+        # edge padding (and cropping) only: x's element i lands at low + i, so what is kept is
+        # one window of x written into one window of the result (~3 us against ~17 for the
+        # index arrays below)
+        dst, src = [], []
+        for n, lo, m in zip(x.shape, low, node.shape):
+            first, last = max(0, -lo), min(n, m - lo)
+            if last <= first:
+                return out
+            src.append(slice(first, last))
+            dst.append(slice(first + lo, last + lo))
+        out[tuple(dst)] = x[tuple(src)]
+        return out
     dst, src = [], []
     for n, lo, it, m in zip(x.shape, low, interior, node.shape):
         pos = lo + np.arange(n) * (it + 1)
