@@ -402,9 +402,10 @@ _INT64 = dt.int64
 # Element writes of elements of one vector, run together (scikit-learn's `_add_to_diagonal`:
 # `value = diagonal(a) + v; for i in ...: a[i, i] = value[i]`, ~24 writes an EM step of
 # GaussianMixture(full), each a dynamic_update_slice of a dynamic_slice and its reshape). The run
-# so far, for the scatter node it ended in: (weak references to that node and the vector, its
-# rows array (the index leaf's host value, never changed), the number of writes, the vector's
-# positions or None for 0, 1, 2, ...: nothing it holds keeps a value alive). One run at a time (a run's writes come one after the
+# so far, for the scatter node it ended in: (weak references to that node and the vector, a
+# (RUN_MAX, rank) buffer whose first rows are the writes' rows (the index leaves' values are its
+# views: rows only appended), the number of writes, the vector's positions or None for 0, 1,
+# 2, ...: nothing it holds keeps a value alive). One run at a time (a run's writes come one after the
 # other); written with the write lock held.
 _last_run = [None]
 RUN_MAX = 64  # writes a run's scatter takes at most (each write copies its index rows: K^2)
@@ -441,14 +442,14 @@ def _element_run(node, vnode, axes):
     last = _last_run[0]
     if (last is not None and node.op is _SCATTER and last[0]() is node and last[1]() is vec
             and last[3] < RUN_MAX):
-        base, prev, k = node.args[0], last[2], last[3] + 1
+        base, buf, k = node.args[0], last[2], last[3] + 1
         srcs = last[4] + (j,) if last[4] is not None else (None if j == k - 1 else tuple(range(k - 1)) + (j,))
-        rows = np.empty((k, nd), np.int64)
-        rows[:-1] = prev
     else:
         base, k, srcs = node, 1, None if j == 0 else (j,)
-        rows = np.empty((1, nd), np.int64)
-    rows[-1] = [a.start for a in axes]
+        buf = np.empty((RUN_MAX, nd), np.int64)
+    row = buf[k - 1]
+    for d, a in enumerate(axes):
+        row[d] = a.start
     # (the nodes `ops.slice_` / `ops.gather_points` and `ops.scatter_points` bind, bound at once:
     # their rules hold by construction, and the verifier checks them again at the sync)
     dtype = node.dtype
@@ -457,9 +458,11 @@ def _element_run(node, vnode, axes):
     else:
         positions = leaf_from_host(np.array(srcs, np.int64).reshape(k, 1), (k, 1), _INT64)
         upd = _bind(ops.GATHER, (vec, positions), _FIRST_AXIS, (k,), dtype)
-    idx = leaf_from_host(rows, (k, nd), _INT64)
+    # (the run's rows so far: its buffer's first k rows, which no later write changes; the run's
+    # next write fills row k, outside this leaf's value)
+    idx = leaf_from_host(buf[:k], (k, nd), _INT64)
     out = _bind(_SCATTER, (base, idx, upd), _set_all(nd), node.shape, dtype)
-    _last_run[0] = (_weakref(out), _weakref(vec), rows, k, srcs)
+    _last_run[0] = (_weakref(out), _weakref(vec), buf, k, srcs)
     return out
 
 
