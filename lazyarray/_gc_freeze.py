@@ -9,8 +9,9 @@ a few of them, those ~100,000 objects make each full collection ~40% dearer (0.4
 end of the import, the objects that exist then are collected once (no garbage is left behind to
 be kept for ever) and moved to the collector's permanent generation (`gc.freeze`): later full
 collections skip them. They are still freed by reference counting as usual; what is given up is
-only that a reference cycle among them that becomes garbage later is never collected (modules,
-functions and types hardly ever do).
+only that a reference cycle among them that becomes garbage later waits for the next complete scan
+below (with LAZYARRAY_GC_FREEZE=import: is never collected; modules, functions and types hardly
+ever become garbage).
 
 The same holds, more weakly, for whatever survives a full collection later: the modules imported
 after lazyarray (SciPy's, scikit-learn's: ~43,000 objects in SciPy's call table), the engine's
