@@ -9,7 +9,7 @@ A buffer whose memory a numpy array shows (`np.asarray(x)` on the CPU reads with
 never handed out for reuse, since a program writing its output there would change the numpy
 array under the user. A lent buffer whose array dies waits aside and is recycled once the last
 numpy array over it is gone. A buffer smaller than any the pool has ever watched can never be
-recycled, so its lending needs no event: it is only `show`n (a weak reference `is_lent` asks).
+recycled, so its lending needs no record at all (`is_lent` asks `_runtime.shows`).
 
 Threads: an array dies in whatever thread drops it last, at any point of that thread's code
 (even inside a sync, through the garbage collector). Its finalizer therefore only appends an
@@ -22,9 +22,8 @@ from __future__ import annotations
 import collections
 import math
 import weakref
-from weakref import ref as _ref
 
-from . import _config
+from . import _config, _runtime
 from ._dtypes import _by_name
 from ._graph import lock
 
@@ -48,10 +47,6 @@ class BufferPool:
         self._watches = {}  # id -> each live `_Watch` (a weak reference must be held to call back)
         # bytes of the smallest buffer `watch` ever took: a smaller one never enters the free lists
         self.smallest_watched = math.inf
-        # id(buffer) -> weak references to the bases of the numpy arrays over the memory of a
-        # buffer that can never be recycled (`show`)
-        self._shown = {}
-        self._shown_purge_at = SHOWN_KEPT
 
     def _watch(self, obj, event):
         """When `obj` dies (in any thread, at any point), append `event` to `returned`."""
@@ -95,44 +90,19 @@ class BufferPool:
     def recyclable(self, nbytes):
         """Whether a buffer of `nbytes` bytes may ever be handed out for reuse: only one at least
         as large as the smallest buffer `watch` has taken (whatever `_config.pool_min_bytes` said
-        then) can be in the free lists, parked, or given back."""
+        then) can be in the free lists, parked, or given back. A numpy array over the memory of
+        one that may not needs no record: no program can be handed that memory."""
         return nbytes >= self.smallest_watched
 
-    def show(self, buffer, base):
-        """`base` (the base object of a numpy array over the buffer's memory) shows a buffer that
-        can never be recycled (`recyclable` is False: no program can be handed its memory), so
-        there is nothing to keep it out of and no death to report: `is_lent` asks a weak
-        reference instead (a small read's lending without `lend`'s events, ~1-2 us a read).
-        Called with the engine lock held."""
-        shown = self._shown
-        key = id(buffer)
-        ref = _ref(base)
-        refs = shown.get(key)
-        if refs is None:
-            if len(shown) >= self._shown_purge_at:
-                self._forget_dead_shown()
-            shown[key] = (ref,)
-        elif len(refs) == 1 and refs[0]() is None:  # (the usual: a dead buffer's id, reused)
-            shown[key] = (ref,)
-        else:  # (shown again while a numpy array over it may live; dead ones are another buffer's)
-            shown[key] = tuple([r for r in refs if r() is not None]) + (ref,)
-
-    def _forget_dead_shown(self):
-        shown = self._shown
-        for key, refs in list(shown.items()):
-            if all(r() is None for r in refs):
-                del shown[key]
-        self._shown_purge_at = max(SHOWN_KEPT, 2 * len(shown))
-
     def is_lent(self, buffer):
-        """Whether some live numpy array shows the buffer's memory (`lend` or `show`). (A live base
-        holds its buffer, so an id whose weak reference is alive is this buffer's.)"""
+        """Whether some live numpy array shows the buffer's memory: `lend` counts those of
+        recyclable buffers; any other is found by its base (`_runtime.shows`, a search of the
+        heap: tests and introspection)."""
         with lock:
             self._drain()
             if id(buffer) in self._lent:
                 return True
-            refs = self._shown.get(id(buffer))
-            return refs is not None and any(r() is not None for r in refs)
+        return _runtime.shows(buffer)
 
     @staticmethod
     def nbytes(shape, dtype):
@@ -213,9 +183,6 @@ class BufferPool:
         self._parked.clear()
         self._free.clear()
         self.held = 0
-
-
-SHOWN_KEPT = 1024  # `_shown` entries before the dead ones are forgotten
 
 
 pool = BufferPool()

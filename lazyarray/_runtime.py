@@ -6,6 +6,7 @@ jax.numpy or jax.lax computation happens on lazyarray's behalf.
 from __future__ import annotations
 
 import ctypes
+import gc
 import hashlib
 import os
 import sys
@@ -222,8 +223,9 @@ class HostMemory:
     row-major (`host_view`'s fallback; `_memory` is the usual base). It holds the buffer, so the
     memory outlives every numpy array made from it; each numpy view of such an array holds the
     array, so it lives exactly as long as some numpy array shows the memory (the pool watches it
-    by weak reference: `_pool.BufferPool.lend`)."""
+    by weak reference: `_pool.BufferPool.lend`, or asks `shows`)."""
     __slots__ = ("buffer", "__array_interface__", "__weakref__")
+    shows_memory = True  # (a base of `host_view`'s arrays: `shows`)
 
     def __init__(self, buffer, interface):
         self.buffer = buffer
@@ -250,10 +252,23 @@ def _memory(buffer, nbytes):
         if len(_memory_types) >= _MEMORY_TYPES_KEPT:
             del _memory_types[next(iter(_memory_types))]
         # (a slot for the buffer: storing it costs ~0.2 us instead of a plain block's ~0.5)
-        kind = _memory_types[nbytes] = type("Memory", (ctypes.c_char * nbytes,), {"__slots__": ("buffer",)})
+        kind = _memory_types[nbytes] = type("Memory", (ctypes.c_char * nbytes,),
+                                            {"__slots__": ("buffer",), "shows_memory": True})
     memory = kind.from_address(buffer.unsafe_buffer_pointer())
     memory.buffer = buffer
     return memory
+
+
+def shows(buffer):
+    """Whether some live numpy array made by `host_view` shows the buffer's memory: whether a
+    live base of one (a `_memory` block or a `HostMemory`, each holding its buffer) holds it.
+    A search of the collector's referrers of the buffer (a few ms on a large heap): for
+    `_pool.BufferPool.is_lent` (tests, introspection), never on a sync's path. (A base lives
+    exactly as long as some numpy array over it: see `_memory`.)"""
+    for holder in gc.get_referrers(buffer):
+        if getattr(type(holder), "shows_memory", False) and holder.buffer is buffer:
+            return True
+    return False
 
 
 def host_view(buffer, one_cpu_device=False, vector=None) -> np.ndarray | None:
@@ -270,14 +285,8 @@ def host_view(buffer, one_cpu_device=False, vector=None) -> np.ndarray | None:
     to parse (~2.5 us less per read than a `HostMemory`, ~3-8 us less than jax's view). Other
     shapes are checked through jaxlib's buffer protocol, then made the same way where dense."""
     if vector is not None:
-        if not buffer.is_ready():  # (jax's own view waits for the program that writes it too;
-            buffer.block_until_ready()  # asking first is ~3 us cheaper: blocking releases the GIL)
         shape, dtype = vector
-        if type(dtype) is str:
-            dtype = np.dtype(dtype)
-        # (numpy's frombuffer over the block: ~0.25 us less than ndarray(shape, dtype, buffer=...);
-        # the same writable array, whose base is the block)
-        return _frombuffer(_memory(buffer, shape[0] * dtype.itemsize), dtype)
+        return vector_view(buffer, shape[0], np.dtype(dtype))
     if not one_cpu_device:  # (the engine knows its buffers' device: asking jax costs ~2 us)
         devices = buffer.devices()
         if len(devices) != 1 or next(iter(devices)).platform != "cpu":
@@ -306,6 +315,17 @@ def host_view(buffer, one_cpu_device=False, vector=None) -> np.ndarray | None:
 
 
 _formats = {}  # buffer-protocol format -> the numpy dtype numpy reads it as ('=Zd': complex128)
+
+
+def vector_view(buffer, n, dtype):
+    """`host_view(buffer, vector=((n,), dtype))`: a writable numpy array of the n > 0 elements of
+    a 1-D CPU buffer of one device, as the caller knows it (`dtype` a numpy dtype), made from
+    the buffer's address alone (see `host_view`)."""
+    if not buffer.is_ready():  # (jax's own view waits for the program that writes it too;
+        buffer.block_until_ready()  # asking first is ~3 us cheaper: blocking releases the GIL)
+    # (numpy's frombuffer over the block: ~0.25 us less than ndarray(shape, dtype, buffer=...);
+    # the same writable array, whose base is the block)
+    return _frombuffer(_memory(buffer, n * dtype.itemsize), dtype)
 
 
 def initialize_distributed(coordinator_address, num_processes, process_id, local_device_ids=None):

@@ -1,5 +1,5 @@
 """The sync path's shortcuts: a 1-D zero-copy read built from the buffer's address
-(`_runtime.host_view(vector=...)`), the program's LAPACK-window answer kept on its `Compiled`, a
+(`_runtime.vector_view`), the program's LAPACK-window answer kept on its `Compiled`, a
 small output that does not ask the buffer pool, and `read_scalar`'s direct small host read. Each
 test checks values against numpy and that the shortcut was the path taken."""
 import threading
@@ -25,14 +25,20 @@ def compiled_now(monkeypatch):
 
 @pytest.fixture
 def vector_calls(monkeypatch):
-    """The `vector` argument of every `_runtime.host_view` call (None: the general path)."""
+    """Each zero-copy view made: ((n,), dtype) of a `_runtime.vector_view` call (the 1-D
+    shortcut), None for a `_runtime.host_view` call (the general path)."""
     calls = []
-    real = _runtime.host_view
+    real_host, real_vector = _runtime.host_view, _runtime.vector_view
 
-    def spy(buffer, one_cpu_device=False, vector=None):
+    def host_spy(buffer, one_cpu_device=False, vector=None):
         calls.append(vector)
-        return real(buffer, one_cpu_device, vector)
-    monkeypatch.setattr(_runtime, "host_view", spy)
+        return real_host(buffer, one_cpu_device, vector)
+
+    def vector_spy(buffer, n, dtype):
+        calls.append(((n,), dtype))
+        return real_vector(buffer, n, dtype)
+    monkeypatch.setattr(_runtime, "host_view", host_spy)
+    monkeypatch.setattr(_runtime, "vector_view", vector_spy)
     return calls
 
 

@@ -1,0 +1,128 @@
+"""Session 14's cuts to a cached read's fixed cost (target 4b): `pending_beside` reads a short
+handle list without compacting it, the zero-copy read of a buffer that can never be recycled
+keeps no record (`_pool.BufferPool.is_lent` asks `_runtime.shows`), and `host_view` /
+`read_scalar` ask the user's site themselves. Values are checked against numpy, the paths taken
+against the general ones."""
+import sys
+
+import numpy as np
+import pytest
+
+import lazyarray as xp
+from lazyarray import _config, _engine, _graph, _runtime
+from lazyarray._engine_state import state
+from lazyarray._graph import lock, pending
+from lazyarray._metrics import metrics
+
+
+@pytest.fixture
+def compiled_now(monkeypatch):
+    monkeypatch.setattr(_config, "interpret_first", 0)
+    xp.clear_cache()
+    yield
+    xp.clear_cache()
+
+
+def _reference(node, device):
+    """pending_beside as the general path (`live_with`, then the engine's filter) finds it."""
+    with lock:
+        return [h._pending_node() for h in pending.live_with([node])
+                if h._device is device and h._pending_node() is not node]
+
+
+@pytest.mark.parametrize("siblings", [0, 1, 3, _graph.SHORT_HANDLES, 3 * _graph.SHORT_HANDLES])
+@pytest.mark.parametrize("drop", [False, True])
+def test_pending_beside_finds_the_live_pending_handles(siblings, drop):
+    x = xp.asarray(np.arange(6.0))
+    t = x * 2.0  # a temporary, dropped below when asked (a dead handle in the list)
+    y = t + 1.0
+    kept = [y * float(k) for k in range(siblings)]
+    if drop:
+        del t
+    node = y._pending_node()
+    with lock:
+        got = pending.pending_beside(node, y._device)
+        again = pending.pending_beside(node, y._device)  # (a compacted list answers the same)
+    want = _reference(node, y._device)
+    assert {id(n) for n in got} == {id(n) for n in want} == {id(n) for n in again}
+    assert all(n.op is not None and n is not node for n in got)
+    np.testing.assert_array_equal(np.asarray(y), np.arange(6.0) * 2.0 + 1.0)
+    for k, a in enumerate(kept):  # computed with y (they share its work): the same values
+        np.testing.assert_array_equal(np.asarray(a), (np.arange(6.0) * 2.0 + 1.0) * k)
+
+
+def test_pending_beside_skips_realized_and_other_devices_handles(compiled_now):
+    x = xp.asarray(np.arange(2000.0))
+    y = x * 3.0
+    z = y - 1.0
+    w = y + 5.0
+    float(xp.sum(w))  # w realized; y and z still pending
+    node = z._pending_node()
+    with lock:
+        got = pending.pending_beside(node, z._device)
+        none = pending.pending_beside(node, object())  # (no handle is on that device)
+    assert {id(n) for n in got} == {id(n) for n in _reference(node, z._device)}
+    assert none == []
+    np.testing.assert_array_equal(np.asarray(z), np.arange(2000.0) * 3.0 - 1.0)
+
+
+def test_a_read_of_a_graph_shared_with_a_sibling_computes_both_once(compiled_now):
+    x = xp.asarray(np.linspace(0.0, 1.0, 3000))
+    for _ in range(4):  # repeated: the recipe path too
+        t = xp.exp(x) * 2.0
+        a, b = t + 1.0, t - 1.0
+        runs = metrics.executions
+        host_a = np.asarray(a)
+        assert metrics.executions == runs + 1  # b computed with a (it shares t): no second run
+        assert b._pending_node().op is None
+        np.testing.assert_allclose(host_a, np.exp(np.linspace(0.0, 1.0, 3000)) * 2.0 + 1.0, rtol=1e-15)
+        np.testing.assert_allclose(np.asarray(b), np.exp(np.linspace(0.0, 1.0, 3000)) * 2.0 - 1.0, rtol=1e-15)
+
+
+def test_unrecyclable_buffer_is_lent_while_some_view_lives(compiled_now):
+    x = xp.asarray(np.arange(50.0))
+    y = x + 1.0
+    first = np.asarray(y)
+    buf = y._pending_node().buffer
+    assert not state.pool.recyclable(buf.nbytes)  # (no record of its views: `shows` finds them)
+    assert state.pool.is_lent(buf) and _runtime.shows(buf)
+    second = first[10:]  # a numpy view of it holds the memory too
+    del first
+    assert state.pool.is_lent(buf)
+    np.testing.assert_array_equal(second, np.arange(10.0, 50.0) + 1.0)
+    del second
+    assert not state.pool.is_lent(buf) and not _runtime.shows(buf)
+
+
+def test_shows_ignores_other_holders_of_the_buffer(compiled_now):
+    y = xp.asarray(np.arange(40.0)) * 2.0
+    value = np.array(y, copy=True)  # a copy: no view of the buffer
+    buf = y._pending_node().buffer
+    holders = [buf, {"b": buf}]  # (plain containers hold it too)
+    assert not _runtime.shows(buf) and not state.pool.is_lent(buf)
+    np.testing.assert_array_equal(value, np.arange(40.0) * 2.0)
+    del holders
+
+
+def _line_of(marker):
+    with open(__file__) as f:
+        for k, line in enumerate(f, 1):
+            if marker in line and "_line_of" not in line:
+                return k
+    raise AssertionError(marker)
+
+
+def test_read_sites_are_the_users_line(compiled_now):
+    x = xp.asarray(np.arange(3000.0))
+    big = xp.asarray(np.arange(200_000.0))  # (a sum too large for a small host read)
+    before = dict(metrics.sync_sites)
+    for _ in range(3):
+        host = np.asarray(x * 2.0 + 1.0)  # SITE-NUMPY
+        total = float(xp.sum(big * 2.0))  # SITE-FLOAT
+    np.testing.assert_array_equal(host, np.arange(3000.0) * 2.0 + 1.0)
+    assert total == float(np.sum(np.arange(200_000.0) * 2.0))  # (integers: exact in any order)
+    new = {k: v - before.get(k, 0) for k, v in metrics.sync_sites.items() if before.get(k) != v}
+    here = sys._getframe().f_code.co_filename
+    assert new.get(("numpy", (here, _line_of("# SITE-NUMPY")))) == 3
+    assert new.get(("float", (here, _line_of("# SITE-FLOAT")))) == 3
+    assert all(filename == here for _, (filename, _) in new)
