@@ -80,12 +80,13 @@ def test_an_evaluation_writing_into_a_kept_value_fails_instead_of_changing_it(in
     def negate_in_place(node, x):
         return np.negative(x, out=x)
     monkeypatch.setattr(ew.NEGATE, "evaluate", negate_in_place)
-    xn = rng.standard_normal(5)
+    n = 100  # (more than a small host read's 64 elements: the interpreter tier runs it)
+    xn = rng.standard_normal(n)
     results = []
     for _ in range(3):
-        y = -xp.arange(5, dtype=xp.float64) + xp.asarray(xn)
+        y = -xp.arange(n, dtype=xp.float64) + xp.asarray(xn)
         results.append(np.asarray(y))
     for got in results:
-        np.testing.assert_array_equal(got, -np.arange(5.0) + xn)
+        np.testing.assert_array_equal(got, -np.arange(float(n)) + xn)
     assert any("ValueError" in str(e) for e in interpreted.interpreter_errors)  # read-only: refused
     assert interpreted.compiles >= 1  # ... and the graph was compiled instead
