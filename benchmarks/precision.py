@@ -12,6 +12,7 @@ distances.
     .venv/bin/python -m benchmarks.precision            # the Markdown table
     .venv/bin/python -m benchmarks.precision --only log10,atanh
     .venv/bin/python -m benchmarks.precision --speed    # our formulas against XLA's kernels
+    .venv/bin/python -m benchmarks.precision --every-float32 exp [--step 16]   # every float32 input
 
 `tests/test_precision.py` checks the bounds with the same sweep.
 """
@@ -339,13 +340,57 @@ def speed(only=None, n=1_000_000, reps=20):
         _config.interpret_first, _real_math.uses_formula = saved
 
 
+_EVERY_RANGE = {"exp": (-104.0, 89.0)}  # outside: 0 or inf (checked by the sweep above)
+
+
+def every_float32(name, step=1, chunk=1 << 24):
+    """The compiled tier's float32 `name` on every float32 input of its range (`_EVERY_RANGE`, else
+    every finite float; `step` > 1: every step-th chunk of 2^24 consecutive bit patterns), against
+    numpy's float64 function (within a float64 ulp or two: far below a float32 ulp). Returns the
+    largest error in float32 ulps of the float64 value (normal results), the input where it is,
+    and how many results are 0, 1, 2, >2 ulps from the float64 value rounded to float32."""
+    import lazyarray as xp
+    from lazyarray import _config
+    fn, ref = getattr(xp, name), UNARY[name][0]
+    lo, hi = _EVERY_RANGE.get(name, (-float(np.finfo(np.float32).max), float(np.finfo(np.float32).max)))
+    spans = [(int(np.float32(max(lo, 0.0)).view(np.uint32)), int(np.float32(hi).view(np.uint32)))] if hi > 0 else []
+    if lo < 0:
+        spans.append((0x80000000, int(np.float32(lo).view(np.uint32))))
+    saved, _config.interpret_first = _config.interpret_first, 0
+    worst, worst_x, dist, count = 0.0, None, np.zeros(4, np.int64), 0
+    try:
+        for a, b in spans:
+            for s in range(a, b + 1, chunk * step):
+                x = np.arange(s, min(s + chunk, b + 1), dtype=np.uint32).view(np.float32)
+                with np.errstate(all="ignore"):
+                    got = np.asarray(fn(xp.asarray(x)))
+                    want = ref(x.astype(np.float64))
+                    rounded = want.astype(np.float32)
+                keep = np.isfinite(rounded) & (np.abs(want) >= np.finfo(np.float32).tiny)
+                w, g = want[keep], got[keep]
+                err = np.abs(g.astype(np.float64) - w) / np.ldexp(1.0, np.frexp(w)[1] - 24)
+                if err.size and err.max() > worst:
+                    worst, worst_x = float(err.max()), float(x[keep][np.argmax(err)])
+                d = np.abs(g.view(np.int32).astype(np.int64) - rounded[keep].view(np.int32).astype(np.int64))
+                dist += np.bincount(np.minimum(d, 3), minlength=4)
+                count += x.size
+    finally:
+        _config.interpret_first = saved
+    return {"inputs": count, "max ulp": worst, "at": worst_x, "ulp distances 0/1/2/>2": dist.tolist()}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", default="")
     ap.add_argument("--real", action="store_true", help="float32 and float64 only")
     ap.add_argument("--speed", action="store_true", help="time our formulas against XLA's kernels")
+    ap.add_argument("--every-float32", default="", help="a float32 function on every float32 input (exp)")
+    ap.add_argument("--step", type=int, default=1, help="with --every-float32: every step-th chunk")
     a = ap.parse_args()
     only = set(a.only.split(",")) if a.only else None
+    if a.every_float32:
+        print(every_float32(a.every_float32, a.step))
+        return None
     if a.speed:
         return speed(only)
     print("| function | dtype | " + " | ".join(COLUMNS) + " |")

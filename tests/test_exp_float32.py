@@ -94,3 +94,11 @@ def test_float32_formula_is_its_own():
     text = xp.stablehlo(xp.exp(xp.asarray(np.linspace(-5, 5, 64, dtype=np.float32))))
     assert "f64" not in text and "stablehlo.exponential" not in text
     assert real_math.F32_OWN["exp"] is real_math._exp32
+
+
+def test_every_float32_report():
+    """benchmarks.precision's every-input sweep (its report's figure), on a sample of its chunks."""
+    from benchmarks import precision as P
+    out = P.every_float32("exp", step=4096, chunk=1 << 14)
+    assert out["inputs"] > 10_000
+    assert out["max ulp"] < 1.0 and out["ulp distances 0/1/2/>2"][2:] == [0, 0]
