@@ -269,9 +269,21 @@ def flush(root, capture=True):
     `capture` (a read of the node that may hand it to a new user), a shared alias unshares."""
     if id(root) not in _families:
         return
-    with _holding(root) as fam:
-        if fam is not None:
+    # (`_holding`'s steps written out: a flush runs at reads of every aliased family, and the
+    # generator-based context manager costs more than the rest of a flush of one small alias)
+    if not write_lock.acquire(blocking=not _engine_lock._is_owned()):
+        return
+    try:
+        fam = _families.get(id(root))
+        if fam is None or fam.busy or fam.root_ref() is not root:
+            return
+        fam.busy = True
+        try:
             _flush(root, fam, capture)
+        finally:
+            fam.busy = False
+    finally:
+        write_lock.release()
 
 
 def _flush(root, fam, capture=True):
