@@ -80,7 +80,7 @@ def _realize(nodes, device, cause):
         if state.split_sites and pending.nodes_since_sync >= _segment.MIN_NODES:
             # a loop's read again (its last read here was split into chunks): the small-read
             # path would walk into the loop before it gave up
-            site = user_site()
+            site = user_site(2)  # (this frame and its caller's, an `_engine` function: ours)
         if (site is None or site not in state.split_sites) and _host_sync.run(targets):
             _count_host_read(cause)
             return  # a small read, computed on the host (no program: see _host_sync)
@@ -91,12 +91,12 @@ def _realize_program(targets, device, cause, site=None):
     """`_realize` past the small host reads: the targets' graph (with the live pending arrays that
     share work with it) runs through the tier policy. (`site`: the user's line, when known.)
 
-    A caller that will call this anyway asks `user_site` itself and passes the
-    site: the walk to the user's frame then starts one frame nearer it. Each frame it reaches is
-    made a frame object (Python 3.11 makes them on demand), ~0.3-0.4 us each (thread CPU, the
-    4b read: np.asarray of a cached program's output)."""
-    if site is None:
-        site = user_site()
+    `read_scalar` and `host_view` (private: only lazyarray code calls them, so their callers'
+    frames are ours too) ask `user_site` themselves and pass the site: the walk to the user's
+    frame then starts two frames above them (`user_site(internal)`: each frame the walk reaches
+    costs ~0.3 us, thread CPU, in the 4b read: np.asarray of a cached program's output)."""
+    if site is None:  # (called by `_realize`, itself called by an `_engine` function: 3 frames ours)
+        site = user_site(3)
     metrics.count_sync(cause, site)
     if len(targets) == 1 and cause != "cut":
         # One read (the commonest sync), straight: what shares work with it, its plan, its run.
@@ -262,7 +262,7 @@ def read_scalar(node, device, cause):
                     if type(v) is not np.ndarray:  # (a 0-D node's numpy scalar: `run_leaf_op`)
                         return v
                     return v[()] if not node.shape else v.reshape(())[()]
-                _realize_program([node], device, cause, user_site())  # (asked here: `_realize_program`)
+                _realize_program([node], device, cause, user_site(2))  # (see `_realize_program`)
             else:
                 _realize([node], device, cause)
         if node.buffer is None:  # a host value (a leaf, or computed by the interpreter tier)
@@ -342,7 +342,7 @@ def host_view(node, device, cause, sole_user):
         shape = node.shape
         if node.op is not None:
             if _prod(shape) > _host_sync.SMALL:  # (what `_realize` does with it: no small host read)
-                _realize_program([node], device, cause, user_site())  # (asked here: `_realize_program`)
+                _realize_program([node], device, cause, user_site(2))  # (see `_realize_program`)
             else:
                 _realize([node], device, cause)
         buf = node.buffer

@@ -11,6 +11,8 @@ import os
 import sys
 import threading
 
+from . import _config
+
 MAX_SITES = 1000  # sync sites kept; past it the least frequent half is dropped
 
 
@@ -145,15 +147,27 @@ def _is_internal(filename):
     return r
 
 
-def user_site():
+def user_site(internal=0):
     """(file, line) of the innermost frame outside lazyarray: where the user's code caused this.
     A tuple, formatted only when shown (this runs at every sync).
 
     A frame's `f_lineno` scans its code's line table up to the current instruction: ~0.6 us in a
     short function, ~4.5 us at the end of a 400-line one (SciPy's and scikit-learn's functions are
     long). The line is a function of the code and the instruction offset (`f_lasti`, ~40 ns), so
-    each (code, offset) asks it once: `_sites`."""
-    f = sys._getframe(1)
+    each (code, offset) asks it once: `_sites`.
+
+    `internal`: how many frames, the caller's first, are lazyarray's by construction (the
+    caller's own, and the caller of a private function that only lazyarray code calls): the walk
+    starts above them. Python 3.11 makes a frame object for each frame the walk reaches, ~0.3 us
+    each at a read (thread CPU), so skipping the frames known to be ours saves that. With
+    `_config.verify` (on in the tests) the answer is checked against the walk from the caller's
+    frame, so a caller whose promise does not hold fails loudly."""
+    f = sys._getframe(1 + internal)
+    if internal and _config.verify:
+        for depth in range(1, 1 + internal):
+            name = sys._getframe(depth).f_code.co_filename
+            if not _is_internal(name):
+                raise AssertionError(f"user_site(internal={internal}): frame {depth} up is {name}'s, not lazyarray's")
     internal = _internal
     while f is not None:
         code = f.f_code

@@ -126,3 +126,14 @@ def test_read_sites_are_the_users_line(compiled_now):
     assert new.get(("numpy", (here, _line_of("# SITE-NUMPY")))) == 3
     assert new.get(("float", (here, _line_of("# SITE-FLOAT")))) == 3
     assert all(filename == here for _, (filename, _) in new)
+
+
+def test_user_site_checks_the_frames_it_is_told_are_ours(monkeypatch):
+    from lazyarray import _metrics
+    monkeypatch.setattr(_config, "verify", True)
+
+    def helper():  # (this file is not lazyarray's: a promise that does not hold)
+        return _metrics.user_site(1)
+    with pytest.raises(AssertionError, match="not lazyarray's"):
+        helper()
+    assert _metrics.user_site() == (__file__, sys._getframe().f_lineno)  # (no promise: this line)
