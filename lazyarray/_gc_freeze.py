@@ -53,7 +53,8 @@ _SUPPORTED = (sys.implementation.name == "cpython" and sys.version_info < (3, 14
 class _Oldest:
     """The policy's estimate of the old generation (object counts)."""
     base = 0        # frozen after the last complete scan (or the import's freeze)
-    pending = 0     # frozen since then (the old generation's size at each partial collection)
+    pending = 0     # frozen since then (the old generation's size at each partial collection:
+                    # an upper bound, as some die by reference count later)
     scanned = 0     # objects the running complete collection scans; 0: none is running
     partial = 0     # partial collections made (for tests and reports)
     complete = 0    # complete ones made by the policy (explicit collections not counted)
@@ -86,14 +87,18 @@ def _on_collection(phase, info):
     o = oldest
     if phase == "start":
         automatic = gc.isenabled() and gc.get_count()[0] > gc.get_threshold()[0]
-        old = len(gc.get_objects(2))
-        if automatic and o.pending + old < o.base:
-            o.pending += old
-            o.scanned = 0
-            o.partial += 1
-            return
+        if automatic:
+            old = len(gc.get_objects(2))  # (not frozen: promoted since the last full collection)
+            if o.pending + old < o.base:
+                o.pending += old
+                o.scanned = 0
+                o.partial += 1
+                return
         gc.unfreeze()
-        o.scanned = max(o.base + o.pending + old, 1)
+        # (counted, not estimated: frozen objects that reference counting freed since are gone,
+        # and an estimate that kept them would grow from one complete scan to the next; the
+        # count costs ~1/4 of the scan itself, once per complete scan)
+        o.scanned = max(len(gc.get_objects()), 1)
         o.complete += automatic
         o.automatic = automatic
         return
