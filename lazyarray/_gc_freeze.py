@@ -55,10 +55,10 @@ class _Oldest:
     base = 0        # frozen after the last complete scan (or the import's freeze)
     pending = 0     # frozen since then (the old generation's size at each partial collection:
                     # an upper bound, as some die by reference count later)
-    scanned = 0     # objects the running complete collection scans; 0: none is running
+    scanned = 0     # objects the last complete collection scanned
     partial = 0     # partial collections made (for tests and reports)
     complete = 0    # complete ones made by the policy (explicit collections not counted)
-    automatic = False  # whether the running complete collection is an automatic one
+    running = None  # the running full collection: "partial", "complete", "explicit" or None
 
 
 oldest = _Oldest()
@@ -86,24 +86,28 @@ def _on_collection(phase, info):
         return
     o = oldest
     if phase == "start":
-        automatic = gc.isenabled() and gc.get_count()[0] > gc.get_threshold()[0]
-        if automatic:
-            old = len(gc.get_objects(2))  # (not frozen: promoted since the last full collection)
-            if o.pending + old < o.base:
-                o.pending += old
-                o.scanned = 0
-                o.partial += 1
-                return
+        if not (gc.isenabled() and gc.get_count()[0] > gc.get_threshold()[0]):
+            gc.unfreeze()  # an explicit collection: everything, as without lazyarray
+            o.running = "explicit"
+            return
+        old = len(gc.get_objects(2))  # (not frozen: promoted since the last full collection)
+        if o.pending + old < o.base:
+            o.pending += old
+            o.partial += 1
+            o.running = "partial"
+            return
         gc.unfreeze()
         # (counted, not estimated: frozen objects that reference counting freed since are gone,
         # and an estimate that kept them would grow from one complete scan to the next; the
         # count costs ~1/4 of the scan itself, once per complete scan)
-        o.scanned = max(len(gc.get_objects()), 1)
-        o.complete += automatic
-        o.automatic = automatic
+        o.scanned = len(gc.get_objects())
+        o.complete += 1
+        o.running = "complete"
         return
-    if o.scanned:  # a complete collection ended: what it left is the new base
-        o.base, o.pending, o.scanned = max(o.scanned - info["collected"], 1), 0, 0
-        if not o.automatic:
-            return  # (an explicit one leaves its survivors where gc.collect() leaves them)
+    running, o.running = o.running, None
+    if running == "explicit":
+        return  # its survivors stay where gc.collect() leaves them (the next automatic full
+        # collection finds them all unfrozen, so it is a complete one)
+    if running == "complete":  # what it left is the new base
+        o.base, o.pending = max(o.scanned - info["collected"], 1), 0
     gc.freeze()
