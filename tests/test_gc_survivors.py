@@ -73,6 +73,18 @@ def test_explicit_collect_collects_a_cycle_among_frozen_objects_and_unfreezes():
     assert out == ["False", "True", "False", "True"]
 
 
+def test_after_an_explicit_collect_the_next_automatic_one_is_complete_and_freezes_all():
+    out = _run("""
+        keep = cycle()
+        gc.collect()
+        print(gc.get_freeze_count() == 0, frozen(keep))  # everything unfrozen, as gc.collect() leaves it
+        c0 = _gc_freeze.oldest.complete
+        until(lambda: _gc_freeze.oldest.complete > c0)
+        print(frozen(keep), gc.get_freeze_count() > 10_000, keep.me is keep)
+    """)
+    assert out == ["True", "False", "True", "True", "True"]
+
+
 def test_garbage_among_frozen_objects_is_collected_by_a_later_complete_scan():
     # cycles live long enough to be frozen, then die; no explicit collection: a complete scan
     # (once the frozen objects doubled) collects them, so the dead ones do not pile up for ever
