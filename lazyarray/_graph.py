@@ -283,11 +283,13 @@ class _Pending:
         engine's filter in one pass over the component's list, compacting it as `_live_in`
         does). Called with `lock` held.
 
-        A short list (at most `SHORT_HANDLES`: a read's own graph, a temporary's dead handle
-        beside it) is read as it is, not compacted (a dead or realized handle costs a look at the
-        next read; keeping it costs nothing else) and not checked for a handle met twice (its
-        node would only be a candidate twice, which `_overlapping`'s callers take as once): the
-        compaction costs ~0.7 us of a ~15 us read (thread CPU, the 4b read)."""
+        A handle met twice (registered again while its component merged) is not looked for: its
+        node would only be a candidate twice, which the callers take as once (`_unique`, and
+        `_host_sync` skips a node realized already), and `add`'s compaction (`_live_in`) drops
+        the second reference. A short list (at most `SHORT_HANDLES`: a read's own graph, a
+        temporary's dead handle beside it) is read as it is, not compacted (a dead or realized
+        handle costs a look at the next read; keeping it costs nothing else): the compaction
+        costs ~0.7 us of a ~15 us read (thread CPU, the 4b read)."""
         comp = node.comp
         if comp is None:
             return []
@@ -304,15 +306,14 @@ class _Pending:
                     if p is not node and p.op is not None and (device is None or h._device is device):
                         out.append(p)
             return out
-        kept, out, seen = [], [], set()
+        kept, out = [], []
         for r in refs[:n]:
             h = r()
             if h is None:
                 continue
             p = h._pending_node()
-            if p.op is None or id(h) in seen:
+            if p.op is None:
                 continue
-            seen.add(id(h))
             kept.append(r)
             if p is not node and (device is None or h._device is device):
                 out.append(p)

@@ -137,3 +137,22 @@ def test_user_site_checks_the_frames_it_is_told_are_ours(monkeypatch):
     with pytest.raises(AssertionError, match="not lazyarray's"):
         helper()
     assert _metrics.user_site() == (__file__, sys._getframe().f_lineno)  # (no promise: this line)
+
+
+@pytest.mark.parametrize("siblings", [2, 3 * _graph.SHORT_HANDLES])
+def test_a_handle_registered_twice_is_harmless(siblings):
+    import weakref
+    x = xp.asarray(np.arange(5.0))
+    y = x * 3.0
+    kept = [y + float(k) for k in range(siblings)]
+    comp = _graph.root(y._pending_node().comp)
+    comp.handles.append(weakref.ref(kept[0]))  # (as a merge race may leave it)
+    node = y._pending_node()
+    with lock:
+        got = pending.pending_beside(node, y._device)
+        live = pending.live_with([node])  # (compacts: each handle once)
+    assert {id(n) for n in got} == {id(k._pending_node()) for k in kept}
+    assert len({id(h) for h in live}) == len(live) == siblings + 1
+    np.testing.assert_array_equal(np.asarray(y), np.arange(5.0) * 3.0)
+    for k, a in enumerate(kept):
+        np.testing.assert_array_equal(np.asarray(a), np.arange(5.0) * 3.0 + k)
