@@ -17,7 +17,7 @@ walks the whole directory (a stat per file: tens of milliseconds in a per-user c
 of entries, on the compile thread), so a process walks at its first write, then only when its
 own writes since the last walk could pass the bound or a minute has gone by (other processes'
 writes are seen then; each of them bounds its own writes the same way); the small per-command files under `manifests/` (`_prefetch`: what a command's
-last run used and learnt, rewritten at each run's exit) count and go by age too, so a stream of
+last run used and learnt, and how far its work grew the heap, rewritten at each run's exit) count and go by age too, so a stream of
 distinct commands cannot grow the directory past the bound. A directory that cannot be written (read-only, a file in its place, no
 permission) never breaks the user's program: the first failed write warns once (RuntimeWarning)
 and later writes under that root are skipped, so the process runs on with in-memory programs.
@@ -36,7 +36,7 @@ from . import _config
 
 MAGIC = b"LZXLA\x00\x01\n"
 SUFFIX = ".xla"
-COMMAND_FILES = ("manifests", (".txt", ".costs"))  # (directory, suffixes) of `_prefetch`'s files
+COMMAND_FILES = ("manifests", (".txt", ".costs", ".heap"))  # (directory, suffixes) of `_prefetch`'s files
 _HEAD = struct.Struct("<H")
 _SIZE = struct.Struct("<Q")
 _STALE_TMP_SECONDS = 3600  # a temporary file this old was left by a process that died mid-write

@@ -30,6 +30,7 @@ import ctypes
 from . import _config, _libc
 
 _MAX = 32 << 20  # glibc's ceiling for the dynamic mmap threshold on 64-bit systems
+raised = False   # whether this process raised them (`_heap_prefault` grows the heap only then)
 
 
 def _glibc():
@@ -50,6 +51,7 @@ def raise_thresholds(nbytes: int | None = None) -> bool:
     """Allocate and free one block of `nbytes` (default `_config.heap_threshold`) through glibc's
     malloc, so its dynamic mmap threshold becomes at least that size. Returns whether it did (not
     when off, 0, or the C library is not glibc)."""
+    global raised
     n = _config.heap_threshold if nbytes is None else nbytes
     if not n or n <= 0:
         return False
@@ -61,4 +63,5 @@ def raise_thresholds(nbytes: int | None = None) -> bool:
     if not p:
         return False
     free(p)
+    raised = True
     return True

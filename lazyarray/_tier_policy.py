@@ -69,7 +69,7 @@ from time import process_time as _process_cpu  # (a name of its own: tests repla
 
 import numpy as np
 
-from . import _checks, _config, _debug_log, _interpret
+from . import _checks, _config, _debug_log, _heap_prefault, _interpret
 from ._ops.core import INTERPRET_MAX_WORK
 from ._ops.fft import FFT
 from ._engine_state import state
@@ -243,6 +243,7 @@ def serve(skey, plan, outputs, device, site, plain_key=None):
     entry = sightings.get(tkey)
     work = None
     if entry is None:
+        _heap_prefault.release()  # (work starts: heap held since import given back for it to reuse)
         seen = first_sight(plan.order)
         if seen is None:
             return None

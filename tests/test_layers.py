@@ -104,6 +104,7 @@ LAYERS = {
     "lazyarray._ops.lapack_host": OPS,                  # the linalg kernels' host evaluation
     "lazyarray._runtime": RUNTIME,                      # PJRT: the only jax import
     "lazyarray._first_run": RUNTIME,                    # a loaded program run once on zeros before its first use
+    "lazyarray._heap_prefault": RUNTIME,                # the heap a command last grew, faulted in ahead
     "lazyarray._runtime_lapack": RUNTIME,               # LAPACK kernels through jaxlib
     "lazyarray._gc_freeze": RUNTIME,                    # import-time objects out of full collections
     "lazyarray._blas_threads": RUNTIME,                 # OpenBLAS thread counts around LAPACK/BLAS calls
