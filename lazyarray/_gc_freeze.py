@@ -30,6 +30,9 @@ at the latest, so memory held by such garbage stays bounded by the live heap. An
 holds. An automatic collection is told from an explicit one by the young generation's count (only
 an allocation past the threshold starts one, and it has not reset the count yet).
 
+With the policy, the program's setup is frozen once more at the first graph the process sees
+(`freeze_setup`): what was imported after lazyarray and set up before that graph, unscanned.
+
 `LAZYARRAY_GC_FREEZE=import` keeps the import-time freeze alone, `LAZYARRAY_GC_FREEZE=0` leaves
 the collector alone. (Frozen objects are invisible to `gc.get_objects()` and `gc.get_referrers()`
 until the next complete or explicit collection; a program that calls `gc.freeze` itself, before a
@@ -62,20 +65,39 @@ class _Oldest:
 
 
 oldest = _Oldest()
+_setup = False  # whether what the program set up is still to be frozen (`freeze_setup`)
 
 
 def freeze_import_objects() -> bool:
     """Collect once, then move every tracked object to the permanent generation, and (unless
     LAZYARRAY_GC_FREEZE=import) install the survivors' policy (`_on_collection`). Returns whether
     it froze (not when opted out: `_config.gc_freeze`, LAZYARRAY_GC_FREEZE)."""
+    global _setup
     if not _config.gc_freeze:
         return False
     gc.collect()
     if _config.gc_freeze_survivors and _SUPPORTED and _on_collection not in gc.callbacks:
         oldest.base = len(gc.get_objects())
         gc.callbacks.append(_on_collection)
+        _setup = True
     gc.freeze()
     return True
+
+
+def freeze_setup():
+    """At the first graph the process sees (`_tier_policy.first_sight`): what exists then and has
+    survived the young collections is frozen without a full scan (the young ones are collected
+    first): the modules imported after lazyarray (SciPy's, scikit-learn's: ~43,000 objects in
+    SciPy's call table) and the data the program set up, which the first automatic full
+    collection would otherwise scan once (12-28 ms, in the table's first pass) before freezing
+    them. A cycle among them that is garbage already, or becomes garbage, waits for the next
+    complete scan or explicit collection (this one freeze is not counted towards the doubling
+    that starts a complete scan)."""
+    global _setup
+    if _setup:
+        _setup = False
+        gc.collect(1)
+        gc.freeze()
 
 
 def _on_collection(phase, info):

@@ -74,7 +74,7 @@ from ._ops.core import INTERPRET_MAX_WORK
 from ._ops.fft import FFT
 from ._engine_state import state
 from ._metrics import format_site, metrics
-from . import _prefetch
+from . import _gc_freeze, _prefetch
 from ._program_cache import (COMPILE_FAILED, compile_program, from_disk, install, learnt_seconds,
                              note_compile_error, note_interpreter_error, program_key, structural_path)
 
@@ -160,6 +160,8 @@ def first_sight(order):
     numpy work than its compile: `interpreting_pays`), else (its work in element-ops, whether it
     has an fft: `keeps_host_values`). (One walk instead of four: most graphs of a consumer's
     first call are seen once, so this is paid at nearly every interpreted sync.)"""
+    if _gc_freeze._setup:  # (the first graph: what the program set up leaves the collector's scans)
+        _gc_freeze.freeze_setup()
     work = 0
     extra = 0.0
     fft = False

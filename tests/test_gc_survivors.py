@@ -85,6 +85,37 @@ def test_after_an_explicit_collect_the_next_automatic_one_is_complete_and_freeze
     assert out == ["True", "False", "True", "True", "True"]
 
 
+def test_the_first_graph_freezes_the_setup_and_an_explicit_collect_still_collects_it():
+    out = _run("""
+        import numpy as np
+        setup = cycle()  # the program's setup, before any graph
+        dead = cycle(); probe = weakref.ref(dead)
+        until(lambda: not any(o is setup for o in gc.get_objects(0) + gc.get_objects(1)))  # promoted
+        print(frozen(setup), _gc_freeze._setup)
+        x = lazyarray.asarray(np.arange(5.0))
+        r = float(lazyarray.sum(np.sin(1.0) * x + 1.0))
+        print(r == float(np.sum(np.sin(1.0) * np.arange(5.0) + 1.0)), _gc_freeze._setup)
+        print(frozen(setup), setup.me is setup)
+        del dead
+        print(probe() is None)  # a frozen cycle: only a complete scan or an explicit collection frees it
+        gc.collect()
+        print(probe() is None, frozen(setup))
+    """)
+    assert out == ["False", "True", "True", "False", "True", "True", "False", "True", "False"]
+
+
+def test_import_only_freezes_no_setup():
+    out = _run("""
+        import numpy as np
+        setup = cycle()
+        until(lambda: not any(o is setup for o in gc.get_objects(0) + gc.get_objects(1)))
+        x = lazyarray.asarray(np.arange(5.0))
+        float(lazyarray.sum(x * 2.0))
+        print(_gc_freeze._setup, frozen(setup))
+    """, LAZYARRAY_GC_FREEZE="import")
+    assert out == ["False", "False"]
+
+
 def test_garbage_among_frozen_objects_is_collected_by_a_later_complete_scan():
     # cycles live long enough to be frozen, then die; no explicit collection: a complete scan
     # (once the frozen objects doubled) collects them, so the dead ones do not pile up for ever
