@@ -201,7 +201,7 @@ def _exp32(b, x):
     by 64 and the product scaled by 2^-64, rounding subnormals once where the device keeps them),
     x clamped below at -104 (every result below rounds to 0) and the overflow set from the bound.
     Every float32 in [-104, 89] checked against float64 exp: max 0.876 ulp, 0.8% one ulp from the
-    correctly rounded value, none two (the earlier formula, every 16th float: 0.84 ulp, the same share)."""
+    correctly rounded value, none two (the earlier formula: 0.844 ulp, 880 fewer one ulp off)."""
     f32, i32 = x.dtype, dt.int32
     xc = b.op(MAXIMUM, x, -104.0)
     t = b.add(b.mul(xc, _INV_LN2[0]), _ROUNDER)
