@@ -32,7 +32,7 @@ from . import _engine
 from . import _ops as ops
 from ._array_object import Array
 from ._basic_indexing import basic_axis, check_assignable, read_basic, write_basic
-from ._graph import leaf_from_host
+from ._graph import bind as _bind, leaf_from_host
 from ._helpers import broadcast_shapes
 
 
@@ -284,9 +284,18 @@ def whole_mask_write(x, mask, value):
     """x[mask] = value for a bool mask of x's shape and a 0-D node `value` of x's dtype (the key
     and value checked): the nodes `_region_select` builds for it (the region is x's node, the
     predicate the mask's, no lead or rest axes). Called with the write lock held."""
-    if math.prod(x.shape):
-        upd = ops.broadcast_to(ops.reshape(ops.broadcast_to(value, (1,)), (1,) * len(x.shape)), x.shape)
-        x._rebind(ops.select(mask._node, upd, x._node))
+    shape = x.shape
+    if not math.prod(shape):
+        return
+    if value.op is None and not value.shape and 1 not in shape:
+        # (a 0-D leaf, `_logsumexp`'s -inf, into a shape without unit axes: the builders below
+        # end in broadcast_in_dim(value, shape, ()) and the select, bound here at once: the
+        # broadcast's rule holds for a 0-D operand, the select's for three operands of one shape)
+        upd = _bind(ops.BROADCAST_IN_DIM, (value,), ops.broadcast_attrs(shape, ()), shape, value.dtype)
+        x._rebind(_bind(ops.SELECT, (mask._node, upd, x._node), (), shape, value.dtype))
+        return
+    upd = ops.broadcast_to(ops.reshape(ops.broadcast_to(value, (1,)), (1,) * len(shape)), shape)
+    x._rebind(ops.select(mask._node, upd, x._node))
 
 
 def _region_select(x, items, value, mask):

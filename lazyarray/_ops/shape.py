@@ -199,6 +199,12 @@ def broadcast_in_dim(x, shape, dims):
     return BROADCAST_IN_DIM.bind((x,), memo(_broadcast_attrs, (shape, dims), BROADCAST_IN_DIM.Attrs))
 
 
+def broadcast_attrs(shape, dims):
+    """The attributes `broadcast_in_dim(x, shape, dims)` binds (tuples; memoized), for a caller
+    binding the node itself."""
+    return memo(_broadcast_attrs, (shape, dims), BROADCAST_IN_DIM.Attrs)
+
+
 def broadcast_to(x, shape):
     """numpy-style: trailing axes aligned. The caller has checked compatibility."""
     shape = tuple(shape)
