@@ -13,7 +13,9 @@ program still fuses it. A read of one element (`bool()`, `float()`, the probe) p
 down from the target itself: one-element nodes on the way are evaluated at their one index, as
 numpy scalars, never as arrays. A node of several elements is computed whole only when it is
 small (`SMALL` elements), or under an exact reduce to a small result (`REDUCED` elements: SciPy's
-NaN test `isnan(max(x))` reads no element alone). Live pending arrays on nodes computed on the way (whole, or one-element
+NaN test `isnan(max(x))` reads no element alone). A small window (slice, dynamic slice, gather)
+of a large leaf held on the host is computed whole from the leaf's value (SciPy's `Z[:, :2]` of a
+linkage matrix): numpy's slice costs what the window holds. Live pending arrays on nodes computed on the way (whole, or one-element
 ones pushed through) are realized with the targets (as a sync does), so a loop that reads a
 small state each step does not grow its graph.
 
