@@ -6,7 +6,7 @@ matrix, and skip programs over the bounds."""
 import numpy as np
 
 import lazyarray as xp
-from lazyarray import _engine, _first_run, _prefetch, _runtime
+from lazyarray import _config, _engine, _first_run, _prefetch, _runtime
 from test_prefetch import _fresh_prefetch
 
 _DEVICE = xp.__array_namespace_info__().default_device()
@@ -106,6 +106,14 @@ def test_programs_over_the_bounds_are_not_run(tmp_path, monkeypatch, fresh):
     first, second, made = _as_second_process(tmp_path, monkeypatch, compute)
     assert made == 0
     _same_bits(first, second)
+    monkeypatch.setattr(_first_run, "MAX_FLOPS", 1e8)
+    monkeypatch.setattr(_config, "heap_threshold", 96)  # (the input, 96 bytes, would be mmapped)
+    first, second, made = _as_second_process(tmp_path, monkeypatch, compute)
+    assert made == 0
+    _same_bits(first, second)
+    monkeypatch.setattr(_config, "heap_threshold", 97)
+    first, second, made = _as_second_process(tmp_path, monkeypatch, compute)
+    assert made == 1
 
 
 def test_run_on_zeros_direct(tmp_path, monkeypatch, fresh):
