@@ -366,7 +366,8 @@ def host_view(node, device, cause, sole_user):
                 return None
         if pool.recyclable(view.nbytes):  # (kept out of reuse until the view's base dies)
             pool.lend(buf, view.base)
-        # (else no program can be handed its memory: nothing to record, `_pool`)
+        else:  # (no program can be handed its memory: only `is_lent` needs to know)
+            pool.show(buf, view.base)
         metrics.zero_copy_reads += 1
         return view
 

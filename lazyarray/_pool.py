@@ -9,7 +9,7 @@ A buffer whose memory a numpy array shows (`np.asarray(x)` on the CPU reads with
 never handed out for reuse, since a program writing its output there would change the numpy
 array under the user. A lent buffer whose array dies waits aside and is recycled once the last
 numpy array over it is gone. A buffer smaller than any the pool has ever watched can never be
-recycled, so its lending needs no record at all (`is_lent` asks `_runtime.shows`).
+recycled, so its lending needs no event: it is only `show`n (a weak reference `is_lent` reads).
 
 Threads: an array dies in whatever thread drops it last, at any point of that thread's code
 (even inside a sync, through the garbage collector). Its finalizer therefore only appends an
@@ -22,8 +22,9 @@ from __future__ import annotations
 import collections
 import math
 import weakref
+from weakref import ref as _ref
 
-from . import _config, _runtime
+from . import _config
 from ._dtypes import _by_name
 from ._graph import lock
 
@@ -47,6 +48,10 @@ class BufferPool:
         self._watches = {}  # id -> each live `_Watch` (a weak reference must be held to call back)
         # bytes of the smallest buffer `watch` ever took: a smaller one never enters the free lists
         self.smallest_watched = math.inf
+        # weak references to the bases of the numpy arrays over the memory of buffers that can
+        # never be recycled (`show`), dead ones dropped as it grows
+        self._shown = []
+        self._shown_purge_at = SHOWN_KEPT
 
     def _watch(self, obj, event):
         """When `obj` dies (in any thread, at any point), append `event` to `returned`."""
@@ -90,19 +95,34 @@ class BufferPool:
     def recyclable(self, nbytes):
         """Whether a buffer of `nbytes` bytes may ever be handed out for reuse: only one at least
         as large as the smallest buffer `watch` has taken (whatever `_config.pool_min_bytes` said
-        then) can be in the free lists, parked, or given back. A numpy array over the memory of
-        one that may not needs no record: no program can be handed that memory."""
+        then) can be in the free lists, parked, or given back."""
         return nbytes >= self.smallest_watched
 
+    def show(self, buffer, base):
+        """`base` (the base object of a numpy array over the buffer's memory, holding the buffer:
+        `_runtime.host_view`) shows a buffer that can never be recycled (`recyclable` is False: no
+        program can be handed its memory), so there is nothing to keep it out of and no death to
+        report: a weak reference to the base is kept for `is_lent` (tests, introspection) to
+        read, in a list (an append: a small read's lending ~0.3 us cheaper, thread CPU, than a
+        table by buffer). Called with the engine lock held."""
+        shown = self._shown
+        shown.append(_ref(base))
+        if len(shown) >= self._shown_purge_at:
+            self._shown = shown = [r for r in shown if r() is not None]
+            self._shown_purge_at = max(SHOWN_KEPT, 2 * len(shown))
+
     def is_lent(self, buffer):
-        """Whether some live numpy array shows the buffer's memory: `lend` counts those of
-        recyclable buffers; any other is found by its base (`_runtime.shows`, a search of the
-        heap: tests and introspection)."""
+        """Whether some live numpy array shows the buffer's memory (`lend` or `show`). (A live base
+        holds its buffer.)"""
         with lock:
             self._drain()
             if id(buffer) in self._lent:
                 return True
-        return _runtime.shows(buffer)
+            for ref in self._shown:
+                base = ref()
+                if base is not None and base.buffer is buffer:
+                    return True
+            return False
 
     @staticmethod
     def nbytes(shape, dtype):
@@ -183,6 +203,9 @@ class BufferPool:
         self._parked.clear()
         self._free.clear()
         self.held = 0
+
+
+SHOWN_KEPT = 1024  # `_shown` references before the dead ones are dropped
 
 
 pool = BufferPool()

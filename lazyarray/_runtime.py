@@ -6,7 +6,6 @@ jax.numpy or jax.lax computation happens on lazyarray's behalf.
 from __future__ import annotations
 
 import ctypes
-import gc
 import hashlib
 import os
 import sys
@@ -223,9 +222,8 @@ class HostMemory:
     row-major (`host_view`'s fallback; `_memory` is the usual base). It holds the buffer, so the
     memory outlives every numpy array made from it; each numpy view of such an array holds the
     array, so it lives exactly as long as some numpy array shows the memory (the pool watches it
-    by weak reference: `_pool.BufferPool.lend`, or asks `shows`)."""
+    by weak reference: `_pool.BufferPool.lend` and `show`)."""
     __slots__ = ("buffer", "__array_interface__", "__weakref__")
-    shows_memory = True  # (a base of `host_view`'s arrays: `shows`)
 
     def __init__(self, buffer, interface):
         self.buffer = buffer
@@ -252,23 +250,10 @@ def _memory(buffer, nbytes):
         if len(_memory_types) >= _MEMORY_TYPES_KEPT:
             del _memory_types[next(iter(_memory_types))]
         # (a slot for the buffer: storing it costs ~0.2 us instead of a plain block's ~0.5)
-        kind = _memory_types[nbytes] = type("Memory", (ctypes.c_char * nbytes,),
-                                            {"__slots__": ("buffer",), "shows_memory": True})
+        kind = _memory_types[nbytes] = type("Memory", (ctypes.c_char * nbytes,), {"__slots__": ("buffer",)})
     memory = kind.from_address(buffer.unsafe_buffer_pointer())
     memory.buffer = buffer
     return memory
-
-
-def shows(buffer):
-    """Whether some live numpy array made by `host_view` shows the buffer's memory: whether a
-    live base of one (a `_memory` block or a `HostMemory`, each holding its buffer) holds it.
-    A search of the collector's referrers of the buffer (a few ms on a large heap): for
-    `_pool.BufferPool.is_lent` (tests, introspection), never on a sync's path. (A base lives
-    exactly as long as some numpy array over it: see `_memory`.)"""
-    for holder in gc.get_referrers(buffer):
-        if getattr(type(holder), "shows_memory", False) and holder.buffer is buffer:
-            return True
-    return False
 
 
 def host_view(buffer, one_cpu_device=False, vector=None) -> np.ndarray | None:

@@ -1,6 +1,6 @@
 """Session 14's cuts to a cached read's fixed cost (target 4b): `pending_beside` reads a short
 handle list without compacting it, the zero-copy read of a buffer that can never be recycled
-keeps no record (`_pool.BufferPool.is_lent` asks `_runtime.shows`), and `host_view` /
+is recorded by a weak reference appended to a list (`_pool.BufferPool.show`), and `host_view` /
 `read_scalar` ask the user's site themselves. Values are checked against numpy, the paths taken
 against the general ones."""
 import sys
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import lazyarray as xp
-from lazyarray import _config, _engine, _graph, _runtime
+from lazyarray import _config, _graph
 from lazyarray._engine_state import state
 from lazyarray._graph import lock, pending
 from lazyarray._metrics import metrics
@@ -84,24 +84,44 @@ def test_unrecyclable_buffer_is_lent_while_some_view_lives(compiled_now):
     y = x + 1.0
     first = np.asarray(y)
     buf = y._pending_node().buffer
-    assert not state.pool.recyclable(buf.nbytes)  # (no record of its views: `shows` finds them)
-    assert state.pool.is_lent(buf) and _runtime.shows(buf)
+    assert not state.pool.recyclable(buf.nbytes)  # (its views are `show`n, not lent)
+    assert state.pool.is_lent(buf)
     second = first[10:]  # a numpy view of it holds the memory too
     del first
     assert state.pool.is_lent(buf)
     np.testing.assert_array_equal(second, np.arange(10.0, 50.0) + 1.0)
     del second
-    assert not state.pool.is_lent(buf) and not _runtime.shows(buf)
+    assert not state.pool.is_lent(buf)
 
 
-def test_shows_ignores_other_holders_of_the_buffer(compiled_now):
+def test_is_lent_ignores_other_holders_and_other_buffers_views(compiled_now):
     y = xp.asarray(np.arange(40.0)) * 2.0
     value = np.array(y, copy=True)  # a copy: no view of the buffer
     buf = y._pending_node().buffer
+    z = xp.asarray(np.arange(40.0)) * 3.0
+    other = np.asarray(z)  # a view of another buffer
     holders = [buf, {"b": buf}]  # (plain containers hold it too)
-    assert not _runtime.shows(buf) and not state.pool.is_lent(buf)
+    assert not state.pool.is_lent(buf)
+    assert state.pool.is_lent(z._pending_node().buffer)
     np.testing.assert_array_equal(value, np.arange(40.0) * 2.0)
+    np.testing.assert_array_equal(other, np.arange(40.0) * 3.0)
     del holders
+
+
+def test_shown_list_stays_bounded(compiled_now, monkeypatch):
+    from lazyarray import _pool
+    monkeypatch.setattr(_pool, "SHOWN_KEPT", 8)
+    pool = _pool.BufferPool()  # (a fresh one: its purge bound reads SHOWN_KEPT)
+    monkeypatch.setattr(state, "pool", pool)
+    x = xp.asarray(np.arange(30.0))
+    keep = []
+    for k in range(100):
+        host = np.asarray(x + float(k))
+        if k % 10 == 0:
+            keep.append((k, host))
+    assert len(pool._shown) < 8 + 2 * len(keep) + 1
+    for k, host in keep:
+        np.testing.assert_array_equal(host, np.arange(30.0) + k)
 
 
 def _line_of(marker):
