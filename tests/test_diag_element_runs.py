@@ -218,3 +218,22 @@ def test_set_elements_step_is_the_general_scatter(case, dtype, rng):
     np.testing.assert_array_equal(gather._scatter(node, x, rows, upd).view(np.uint8), want.view(np.uint8))
     assert got.dtype == want.dtype
     np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+
+
+def test_numpy_aliases_see_the_run_and_their_writes_stay(rng):
+    """A base a numpy array aliases (`np.asarray`): the run's writes reach the alias, and the
+    alias's writes between runs reach the base."""
+    a_np = rng.standard_normal((3, 4, 4))
+    c = xp.asarray(a_np) + 0
+    alias = np.asarray(c)
+    want = a_np.copy()
+    for k in range(3):
+        v = xp.linalg.diagonal(c[k, :, :]) + 1
+        for i in range(4):
+            c[k, :, :][i, i] = v[i]
+        d = np.arange(4)
+        want[k, d, d] += 1
+        alias[k, 0, 1] = -1.0
+        want[k, 0, 1] = -1.0
+    np.testing.assert_array_equal(np.asarray(c), want)
+    np.testing.assert_array_equal(alias, want)
