@@ -28,6 +28,7 @@ blocks are held unfaulted and given back at the release.
 from __future__ import annotations
 
 import ctypes
+import os
 import threading
 
 from . import _heap_threshold, _libc
@@ -113,6 +114,17 @@ def release():
             fns[2](p)
         _released = len(blocks) * CHUNK
         _work_break = fns[0](0)
+
+
+def _after_fork_in_child():
+    """A fork while the compile thread faulted a block in leaves the lock held in the child, where
+    that thread does not exist: the child takes a new one."""
+    global _lock
+    _lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def work_started():

@@ -101,3 +101,26 @@ def test_nothing_is_held_when_thresholds_were_not_raised(monkeypatch):
     monkeypatch.setattr(_heap_threshold, "raised", False)
     assert not _heap_prefault.hold(4 * _heap_prefault.CHUNK)
     assert _heap_prefault.held == []
+
+
+@glibc_only
+def test_a_fork_while_the_lock_is_held_does_not_block_the_child(monkeypatch):
+    """The child of a fork made while the compile thread held the lock releases without waiting."""
+    import warnings
+    monkeypatch.setattr(_heap_prefault, "held", [])
+    monkeypatch.setattr(_heap_prefault, "_work_break", None)
+    monkeypatch.setattr(_heap_prefault, "_released", 0)
+    monkeypatch.setattr(_heap_threshold, "raised", True)
+    assert _heap_prefault.hold(_heap_prefault.CHUNK)
+    with _heap_prefault._lock, warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (os.fork in a process with threads)
+        pid = os.fork()
+        if pid == 0:  # the child: the lock is free again, the held block is its own copy
+            try:
+                _heap_prefault.release()
+                os._exit(0 if _heap_prefault.held == [] else 1)
+            except BaseException:
+                os._exit(2)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    _heap_prefault.release()
