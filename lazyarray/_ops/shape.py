@@ -375,14 +375,38 @@ def _window(bounds, starts):
     return tuple(out)
 
 
+def _one_axis(bounds):
+    """(axis, size, highest start, the slices before it, after it) when the window can move along
+    one axis only (every other window spans its axis: its slice is the same whatever the start,
+    since that start clamps to 0), else None. `x[i]`, `x[:, k]`, `c[k, :, :]`, `x[i] = v`: ~1.5
+    -> ~0.5 us a window."""
+    moving = [i for i, (size, top) in enumerate(bounds) if top > 0]
+    if len(moving) != 1:
+        return None
+    i = moving[0]
+    fixed = tuple([slice(0, size) for size, _ in bounds])
+    return i, bounds[i][0], bounds[i][1], fixed[:i], fixed[i + 1:]
+
+
 def _prepare_dynamic_slice(node):
     """`DYNAMIC_SLICE`'s step with its clamping bounds found once (`core.prepared`); a partial
     over a tuple of ints, not a closure (one object a kept program's garbage collector visits)."""
-    return functools.partial(_dynamic_slice_step, _window_bounds(node.args[0].shape, node.attrs.sizes))
+    bounds = _window_bounds(node.args[0].shape, node.attrs.sizes)
+    one = _one_axis(bounds)
+    if one is not None:
+        return functools.partial(_dynamic_slice_one, *one)
+    return functools.partial(_dynamic_slice_step, bounds)
 
 
 def _dynamic_slice_step(bounds, x, *starts):
     return x[_window(bounds, starts)]
+
+
+def _dynamic_slice_one(i, size, top, before, after, x, *starts):
+    """`_dynamic_slice_step` of a window that moves along axis i only (`_one_axis`)."""
+    lo = int(starts[i])
+    lo = 0 if lo < 0 else top if lo > top else lo
+    return x[before + (slice(lo, lo + size),) + after]
 
 
 DYNAMIC_SLICE = OpDef(
@@ -420,7 +444,20 @@ def _prepare_dus(node):
     """`_dynamic_update_slice`'s step with its window's bounds found once (`core.prepared`); a
     partial over a tuple of ints, as `_prepare_dynamic_slice`."""
     x, update = node.args[:2]
-    return functools.partial(_dus_step, _window_bounds(x.shape, _window_sizes(x.shape, update.shape)))
+    bounds = _window_bounds(x.shape, _window_sizes(x.shape, update.shape))
+    one = _one_axis(bounds)
+    if one is not None:
+        return functools.partial(_dus_one, *one)
+    return functools.partial(_dus_step, bounds)
+
+
+def _dus_one(i, size, top, before, after, x, update, *starts):
+    """`_dus_step` of a window that moves along axis i only (`_one_axis`)."""
+    out = np.array(x, copy=True)
+    lo = int(starts[i])
+    lo = 0 if lo < 0 else top if lo > top else lo
+    out[before + (slice(lo, lo + size),) + after] = update
+    return out
 
 
 def _dus_step(bounds, x, update, *starts):
