@@ -88,3 +88,25 @@ def test_reads_and_writes_through_the_namespace(rng):
         c_np[:, k] += 1
     np.testing.assert_array_equal(np.asarray(a), a_np)
     np.testing.assert_array_equal(np.asarray(c), c_np)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex64", "bool", "int16"])
+@pytest.mark.parametrize("rows", [300, sh.COPY_STRIDED + 1])
+@pytest.mark.parametrize("case", ["column", "reversed", "every_other_row", "transposed_column"])
+def test_broadcast_step_of_a_strided_operand(dtype, rows, case, rng):
+    """A strided operand up to COPY_STRIDED elements is copied and viewed (larger ones: numpy's
+    general path): numpy's broadcast, bit for bit, read-only, never a view of the operand
+    written through."""
+    base = (rng.standard_normal((rows, 3)) * 10).astype(dtype)
+    x, shape, dims = {
+        "column": (base[:, 1], (8, rows), (1,)),
+        "reversed": (base[::-1, 0], (rows, 2), (0,)),
+        "every_other_row": (base[::2], (4, rows // 2 + rows % 2, 3), (1, 2)),
+        "transposed_column": (base[:, 2], (rows, 5), (0,)),
+    }[case]
+    d = getattr(dt, dtype)
+    stub = S(sh.BROADCAST_IN_DIM, (_leaf(x.shape, d),), sh.BROADCAST_IN_DIM.Attrs(shape, dims), shape, d)
+    got = core.host_step(stub)(x)
+    want = sh._broadcast_general(sh.BROADCAST_IN_DIM.Attrs(shape, dims), x)
+    assert got.shape == shape and got.dtype == x.dtype and not got.flags.writeable
+    np.testing.assert_array_equal(np.ascontiguousarray(got).view(np.uint8), np.ascontiguousarray(want).view(np.uint8))
