@@ -110,7 +110,7 @@ def _check_items(x, items):
         if k is None:
             continue
         if isinstance(k, Array):
-            if k._device != x._device:
+            if k._device is not x._device and k._device != x._device:
                 raise ValueError(f"index array is on {k._device}, the indexed array on {x._device}")
             if k.dtype is dt.bool:
                 for j, n in enumerate(k.shape):

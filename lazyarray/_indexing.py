@@ -225,7 +225,7 @@ def _value_node(x, dtype, value):
     if isinstance(value, Array):
         if value.dtype.kind == "c" and dtype.kind != "c":
             raise TypeError(f"cannot assign a {value.dtype} value into a {dtype} array")
-        if value._device != x._device:
+        if value._device is not x._device and value._device != x._device:  # (identity first: ~0.3 us)
             raise ValueError(f"value is on {value._device}, the array on {x._device}")
         return ops.convert(value._node, dtype)
     if is_scalar(value):

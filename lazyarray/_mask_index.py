@@ -48,7 +48,7 @@ def index_of(x, key):
         return None
     knode = key._node
     shape = x._node.shape
-    if len(knode.shape) != 1 or not shape or key._device != x._device:
+    if len(knode.shape) != 1 or not shape or (key._device is not x._device and key._device != x._device):
         return None
     if knode.dtype is dt.bool:
         return key if knode.shape[0] == shape[0] else None
