@@ -661,19 +661,21 @@ class Plan:
         sig = self.sig
         index = self.index
         outs = tuple([index[o] for o in outputs])
+        # A structure seen lately (a loop's cut or chunk, a repeated read) is found by a cheap
+        # fingerprint and then compared in full: equal keys are interchangeable, and the compare
+        # costs what the interning lookup's compare would, without hashing every entry first
+        # (~half of a long key's cost: ~50 ns a node of a 1000-node cut). The compare reads the
+        # signature list against the kept key's entries as a list (`_recent`: the fingerprint's
+        # len(sig) and outputs are the rest of the key), so a found key is not built first.
+        near = (len(sig), outs, sig[-1]) if sig else (0, outs)
+        known = _recent.get(near)
+        if known is not None and known[1] == sig:
+            return known[0]
         sig.append(outs)
         try:
             key = StructuralKey(sig)
         finally:
             sig.pop()
-        # A structure seen lately (a loop's cut or chunk, a repeated read) is found by a cheap
-        # fingerprint and then compared in full: equal keys are interchangeable, and the compare
-        # costs what the interning lookup's compare would, without hashing every entry first
-        # (~half of a long key's cost: ~50 ns a node of a 1000-node cut).
-        near = (len(sig), outs, sig[-1]) if sig else None
-        known = _recent.get(near)
-        if known is not None and known == key:
-            return known
         key._hash = _tuple_hash(key)  # (now: a first lookup that raised AttributeError cost ~1-2 us)
         # one object per structure: a sync looks its key up in several dicts (`state.programs`,
         # `state.replays`, ...), and each lookup of an equal but distinct key compares the two
@@ -686,7 +688,7 @@ class Plan:
             _interned[known] = known
         if len(_recent) >= RECENT_KEYS:
             _recent.clear()
-        _recent[near] = known
+        _recent[near] = (known, list(known[:-1]))
         return known
 
 
@@ -722,7 +724,8 @@ def _shared(key):
     return shared
 
 
-# (entries, output positions, last entry) -> the interned key last made with them (`Plan.key`)
+# (entries, output positions, last entry) -> (the interned key last made with them, its entries
+# but the outputs' positions as a list: what `Plan.key` compares a signature with)
 _recent = {}
 RECENT_KEYS = 256
 
