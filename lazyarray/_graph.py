@@ -660,7 +660,7 @@ class Plan:
         """The structural key: the signature and the outputs' positions (`StructuralKey`)."""
         sig = self.sig
         index = self.index
-        outs = tuple([index[o] for o in outputs])
+        outs = (index[outputs[0]],) if len(outputs) == 1 else tuple([index[o] for o in outputs])
         # A structure seen lately (a loop's cut or chunk, a repeated read) is found by a cheap
         # fingerprint and then compared in full: equal keys are interchangeable, and the compare
         # costs what the interning lookup's compare would, without hashing every entry first
@@ -668,9 +668,11 @@ class Plan:
         # signature list against the kept key's entries as a list (`_recent`: the fingerprint's
         # len(sig) and outputs are the rest of the key), so a found key is not built first.
         near = (len(sig), outs, sig[-1]) if sig else (0, outs)
-        known = _recent.get(near)
-        if known is not None and known[1] == sig:
-            return known[0]
+        kept = _recent.get(near)
+        if kept is not None:
+            for known, entries in kept:
+                if entries == sig:
+                    return known
         sig.append(outs)
         try:
             key = StructuralKey(sig)
@@ -686,9 +688,13 @@ class Plan:
                 del _interned[next(iter(_interned))]  # (the oldest: one cache's worth is kept)
             known = _shared(key)
             _interned[known] = known
-        if len(_recent) >= RECENT_KEYS:
-            _recent.clear()
-        _recent[near] = (known, list(known[:-1]))
+        if kept is None:
+            if len(_recent) >= RECENT_KEYS:
+                del _recent[next(iter(_recent))]  # (the oldest)
+            _recent[near] = [(known, list(known[:-1]))]
+        else:  # (structures sharing a fingerprint: the last few, newest first)
+            kept.insert(0, (known, list(known[:-1])))
+            del kept[RECENT_PER_FINGERPRINT:]
         return known
 
 
@@ -724,10 +730,14 @@ def _shared(key):
     return shared
 
 
-# (entries, output positions, last entry) -> (the interned key last made with them, its entries
-# but the outputs' positions as a list: what `Plan.key` compares a signature with)
+# (entries, output positions, last entry) -> [(an interned key made with them, its entries but the
+# outputs' positions as a list: what `Plan.key` compares a signature with), ...], newest first
 _recent = {}
-RECENT_KEYS = 256
+RECENT_KEYS = INTERNED_KEYS  # fingerprints kept (the oldest dropped first)
+# structures kept per fingerprint: a SciPy table pass has 276 structures and 250 fingerprints (up
+# to 6 structures share one); with one kept each, structures sharing one replaced each other and
+# 44 of a pass's 330 keys took the miss path (the whole key built, hashed and looked up)
+RECENT_PER_FINGERPRINT = 8
 
 
 class StructuralKey(tuple):

@@ -86,3 +86,42 @@ def test_values_of_alternating_near_structures(tier, monkeypatch):
             got = np.asarray(_inner(x, op))
             want = (nop(xn) + 1.0) * 3.0
             np.testing.assert_allclose(got, want, rtol=4e-16 if tier == "interpret" else 1e-15)
+
+
+def test_structures_sharing_a_fingerprint_are_all_kept(monkeypatch):
+    """Up to RECENT_PER_FINGERPRINT structures of one fingerprint are found without the miss path
+    (the whole key hashed), alternating; past that the oldest is dropped and found by interning."""
+    x = xp.asarray(np.linspace(-1.0, 1.0, 6))
+    ops = OPS[:3]
+    first = [_key([_inner(x, op)._node])[1] for op in ops]
+    hashed = []
+    real = _graph._tuple_hash
+    monkeypatch.setattr(_graph, "_tuple_hash", lambda k: hashed.append(k) or real(k))
+    for _ in range(3):
+        for op, want in zip(ops, first):
+            assert _key([_inner(x, op)._node])[1] is want
+    assert not hashed
+    monkeypatch.setattr(_graph, "RECENT_PER_FINGERPRINT", 2)
+    monkeypatch.setattr(_graph, "_recent", {})
+    for op in ops:
+        _key([_inner(x, op)._node])
+    hashed.clear()
+    assert _key([_inner(x, ops[0])._node])[1] is first[0]  # (dropped from _recent: interned still)
+    assert len(hashed) == 1
+    assert _key([_inner(x, ops[2])._node])[1] is first[2]
+    assert len(hashed) == 1
+
+
+def test_recent_table_drops_its_oldest_fingerprint(monkeypatch):
+    monkeypatch.setattr(_graph, "RECENT_KEYS", 3)
+    x = xp.asarray(np.arange(4.0))
+    keys = []
+    for k in range(5):
+        y = x
+        for _ in range(k + 1):
+            y = y + 1.0
+        keys.append(_key([y._node])[1])
+    assert len(_graph._recent) == 3
+    assert len(set(map(id, keys))) == 5
+    lens = sorted(near[0] for near in _graph._recent)
+    assert lens == [len(keys[2]) - 1, len(keys[3]) - 1, len(keys[4]) - 1]
