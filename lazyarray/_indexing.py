@@ -82,20 +82,21 @@ _FULL = ":"  # a full slice in a key's pattern
 
 def _pattern(key):
     """A hashable image of a key made only of Python ints (or numpy integer scalars, read as
-    ints), None and slices of Python ints (the keys of most code: `c[k]`, `x[:, k]`,
-    `c2[None, :]`), from which the key can be rebuilt; None for any other key. (Slices are
-    unhashable before Python 3.12, and True == 1 as a key.)"""
+    ints), None, the ellipsis and slices of Python ints (the keys of most code: `c[k]`,
+    `x[:, k]`, `c2[None, :]`, `x[..., j]`), from which the key can be rebuilt; None for any other
+    key. (Slices are unhashable before Python 3.12, and True == 1 as a key.) A key with two
+    ellipses has a pattern too: its plan raises, as the general path, and is never stored."""
     if type(key) is int:
         return (key,)
     if type(key) in _NUMPY_INTS:
         return (int(key),)
     if type(key) is not tuple:
-        if type(key) is not slice and key is not None:
+        if type(key) is not slice and key is not None and key is not Ellipsis:
             return None
-        key = (key,)  # (x[a:b], x[None]: a key of one item reads as that item alone)
+        key = (key,)  # (x[a:b], x[None], x[...]: a key of one item reads as that item alone)
     out = []
     for k in key:
-        if k is None or type(k) is int:
+        if k is None or type(k) is int or k is Ellipsis:
             out.append(k)
         elif type(k) in _NUMPY_INTS:
             out.append(int(k))  # (as the general path reads it: operator.index)
