@@ -72,8 +72,11 @@ def _host_covers(node):
 def _fix_zero_sign(result, x, kind, axis, accumulate):
     """max/min of floats: +0.0 beats -0.0 in max, -0.0 beats +0.0 in min (numpy returns the
     first of two equal zeros, XLA's maximum/minimum order them)."""
-    if kind not in ("max", "min") or x.dtype.kind != "f" or not (result == 0).any():
-        return result  # (only a zero result can take the other sign: a test on the result alone)
+    if kind not in ("max", "min") or x.dtype.kind != "f" or np.count_nonzero(result) == result.size:
+        # (only a zero result can take the other sign: a test on the result alone; counting
+        # its nonzero elements (NaN counts, -0.0 does not) costs ~0.2 us, `(result == 0).any()`
+        # ~1.4 us, at every float max/min of both tiers)
+        return result
     want = (x == 0) & (~np.signbit(x) if kind == "max" else np.signbit(x))
     if accumulate:
         present = np.logical_or.accumulate(want, axis=axis) if want.size else want
