@@ -257,15 +257,19 @@ def _float_into(value, dtype):
 
 def setitem(x, key, value, /):
     check_writable(x)  # (also a write that selects nothing, as numpy)
-    if type(key) is Array and type(x) is Array and (type(value) is float or type(value) is int):
-        # x[m] = c of a bool mask of x's shape with two axes or more (a 1-D mask takes
-        # `_mask_index`) and a Python float or int into a floating x (scikit-learn's `_logsumexp`:
-        # `array[index_max] = -xp.inf`, each call): the general path's leaf (`_value_node`'s
-        # `ops.scalar`) and nodes (`whole_mask_write`), without parsing the key
+    if type(key) is Array and type(x) is Array and (type(value) is float or type(value) is int
+                                                    or type(value) is bool):
+        # x[m] = c of a bool mask of x's shape and a Python float, int or bool: with two axes or
+        # more into a floating x (scikit-learn's `_logsumexp`: `array[index_max] = -xp.inf`, each
+        # call), or 1-D of more than one element into any x (SciPy's elementwise solvers:
+        # `x[m] = np.nan`, `done[m] = True`, ~600 a pass of SciPy's table): the general path's
+        # leaf (`_value_node`) and nodes (`whole_mask_write`, whose select of a 0-D leaf's
+        # broadcast is also what `_mask_index.write` binds for a 1-D mask), without parsing the key
         knode, node = key._node, x._node
-        if (knode.dtype is dt.bool and knode.shape == node.shape and len(node.shape) > 1
-                and node.dtype.kind in "fc" and key._device is x._device):
-            vnode = ops.scalar(value, node.dtype)
+        shape = node.shape
+        if (knode.dtype is dt.bool and knode.shape == shape and key._device is x._device
+                and (len(shape) > 1 and node.dtype.kind in "fc" or len(shape) == 1 and shape[0] != 1)):
+            vnode = _value_node(x, node.dtype, value)
             with _views.write_lock:
                 return whole_mask_write(x, key, vnode)
     # x's shape and dtype, which no write changes: read from a view's last node, since reading
