@@ -26,7 +26,7 @@ from . import _ops as ops
 from ._advanced_indexing import true_positions, wrap_negative
 from ._array_object import Array
 from ._basic_indexing import check_assignable
-from ._graph import leaf_from_host
+from ._graph import bind as _bind, leaf_from_host
 
 # output elements up to which a read of a host-readable array by a host mask is computed at once
 EAGER_ELEMENTS = 4096
@@ -92,7 +92,27 @@ def read(x, key):
         if host is not None:
             return Array._wrap(leaf_from_host(host[flat.host], out_shape, node.dtype), device)
     # (`_plan`: the region is x's node, one column of positions; `getitem_advanced`'s gather)
-    return Array._wrap(ops.gather_points(node, ops.reshape(flat, (count, 1)), (0,)), device)
+    return Array._wrap(_bind(ops.GATHER, (node, _column(flat, count)), _FIRST_AXIS, out_shape, node.dtype),
+                       device)
+
+
+_FIRST_AXIS = ops.GATHER.Attrs((0,))  # (`gather_points` / `scatter_points` along axis 0)
+_SET_FIRST_AXIS = ops.SCATTER.Attrs((0,), "set")
+_RESHAPE = ops.RESHAPE
+_BROADCAST_IN_DIM = ops.BROADCAST_IN_DIM
+
+
+def _column(flat, count):
+    """`ops.reshape(flat, (count, 1))` of the (count,) positions `true_positions` gives, bound at
+    once when flat is no reshape or broadcast (a host leaf on a CPU device, a slice elsewhere:
+    nothing for `ops.reshape`'s rewrites to look through). The gather and scatter bound on it
+    (along axis 0 of a nonempty node, their rules' shapes given: `read`, `write`) hold: int64
+    positions of one axis, one column."""
+    op = flat.op
+    if op is _RESHAPE or op is _BROADCAST_IN_DIM:
+        return ops.reshape(flat, (count, 1))
+    shape = (count, 1)
+    return _bind(_RESHAPE, (flat,), ops.reshape_attrs(shape), shape, flat.dtype)
 
 
 def _fits(value_shape, target):
@@ -130,9 +150,10 @@ def write(x, m, vnode):
     check_assignable(vnode.shape, out_shape)
     if 0 in out_shape:
         return
-    # (`setitem_advanced`: a scatter into the region, x's whole node, which `write_basic` binds)
+    # (`setitem_advanced`: a scatter into the region, x's whole node, which `write_basic` binds;
+    # the update of x's dtype and of the rule's shape, the points' out_shape)
     upd = ops.broadcast_to(vnode, out_shape)
-    x._rebind(ops.scatter_points(node, ops.reshape(flat, (count, 1)), upd, (0,)))
+    x._rebind(_bind(ops.SCATTER, (node, _column(flat, count), upd), _SET_FIRST_AXIS, node.shape, node.dtype))
 
 
 # ---------------------------------------------------------------- integer arrays

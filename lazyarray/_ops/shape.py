@@ -213,6 +213,11 @@ def broadcast_attrs(shape, dims):
     return memo(_broadcast_attrs, (shape, dims), BROADCAST_IN_DIM.Attrs)
 
 
+def reshape_attrs(shape):
+    """The attributes `reshape(x, shape)` binds (memoized), for a caller binding the node itself."""
+    return memo(_reshape_attrs, (shape,), RESHAPE.Attrs)
+
+
 def broadcast_to(x, shape):
     """numpy-style: trailing axes aligned. The caller has checked compatibility."""
     shape = tuple(shape)
