@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import operator
 import weakref
-from itertools import chain as _chain, compress as _compress, repeat as _forever
+from itertools import chain as _chain, count as _count, islice as _islice, repeat as _forever
 
 import numpy as np
 
@@ -142,12 +142,30 @@ def chunks(outputs, order, keep_tail, repeat=True):
     last = state.last_chunk  # descriptions of the nodes of the last loop chunk found
     if last is None:
         _recipes.clear()  # (a reset engine: nothing recorded before it is replayed)
-    descs = None
+    descs = memo = None
+    if repeat and last is not None and (n >= len(last) or n >= MIN_NODES) and not _checks.pending:
+        # a loop's next call: a graph made like an earlier one, under the same last chunk, is
+        # split as that one was (`_memo_key`, `_replay`), without deciding again (the decision
+        # reads the descriptions and the last chunk alone: one compare of each)
+        memo = _memo_key(nodes, outputs, (keep_tail,))
+        found = _recipes.get(memo[0])
+        if found is not None:
+            descs = _descriptions(nodes)
+            if found[0] == descs and _decided_alike(found, last, descs, memo[0]):
+                recipe = found[2]
+                done = _replay(recipe, nodes, memo[1])
+                if done is not None:
+                    if recipe.chunk is not last and recipe.chunk != last:  # (as the call recorded)
+                        state.last_chunk, state.chunks_seen = recipe.chunk, 0
+                    state.chunks_seen += recipe.full
+                    return done
+    recorded = (memo, last)
     if last is not None and n >= len(last):
-        descs = _descriptions(nodes)
+        if descs is None:
+            descs = _descriptions(nodes)
         full = _continued(descs, last)
         if full:
-            return _split(nodes, outputs, 0, len(last), full, 0, keep_tail, repeat, descs)
+            return _split(nodes, outputs, 0, len(last), full, 0, keep_tail, repeat, descs, recorded)
     if n < MIN_NODES and _weight(nodes) < MIN_NODES:
         return None
     if descs is None:
@@ -169,10 +187,34 @@ def chunks(outputs, order, keep_tail, repeat=True):
     chunk = descs[start:start + size]
     if chunk != last:  # (the same loop run again keeps counting towards hot)
         state.last_chunk, state.chunks_seen = chunk, 0
-    return _split(nodes, outputs, start, size, full, 1 if start else 0, keep_tail, repeat, descs)
+    return _split(nodes, outputs, start, size, full, 1 if start else 0, keep_tail, repeat, descs, recorded)
 
 
-def _split(nodes, outputs, start, size, full, first_chunk, keep_tail, repeat, descs=None):
+def _decided_alike(found, last, descs, key):
+    """Whether `chunks`, under the last loop chunk `last`, would split a graph of descriptions
+    `descs` as the recorded one (`found`: its entry of `_recipes`) was: it was decided under an
+    equal last chunk, or it was split into whole copies of `last` from its first node, as the
+    graph continuing `last` is (`_continued`; the entry is then kept as decided under `last`)."""
+    before, recipe = found[1], found[2]
+    if before is last or before == last:
+        return True
+    if recipe.at != (0, len(last), 0) or not (recipe.chunk is last or recipe.chunk == last) \
+            or _continued(descs, last) != recipe.full:
+        return False
+    _recipes[key] = (found[0], last, recipe)
+    return True
+
+
+def _wiring(nodes):
+    """(rank, flat, ranks) of `nodes` (creation order): node -> position, every operand in
+    order, and each operand's position (-1: from outside the graph)."""
+    rank = dict(zip(nodes, range(len(nodes))))  # node -> position (C-level; keyed by node as `Plan.index`)
+    flat = list(_chain.from_iterable([n.args for n in nodes]))  # (map and chain: C-level loops over every operand)
+    ranks = np.fromiter(map(rank.get, flat, _forever(-1)), dtype=np.int64, count=len(flat))
+    return rank, flat, ranks
+
+
+def _split(nodes, outputs, start, size, full, first_chunk, keep_tail, repeat, descs=None, recorded=(None, None)):
     """The pieces to run (see `chunks`): the prefix (nodes before `start`), then `full` chunks of
     `size` nodes. With `repeat`, chunks that each hand one value to the next run as ONE program
     (`_repeat`). Otherwise each chunk is a program; a loop that has run HOT_CHUNKS chunks is hot:
@@ -180,24 +222,17 @@ def _split(nodes, outputs, start, size, full, first_chunk, keep_tail, repeat, de
     through the interpreter tier) that saves dispatches; at a read, the iterations left over run
     as single chunks.
 
-    With `repeat` and the graph's descriptions (`descs`), a graph made like an earlier one (a
-    loop's next call) replays that one's recipe (`_memo_key`, `_replay`) instead of the checks."""
+    `recorded`: (the graph's recipe key and outside objects (`_memo_key`) or None, the last loop
+    chunk when `chunks` was called). What this split did is kept for a graph made like this one
+    (a loop's next call: `chunks` replays it when the last chunk it was decided under is still
+    the last one: `_record`)."""
+    memo, before = recorded
     state.chunks_seen += full  # chunks of the last loop run so far
     plain = ([0] if start else []) + [start + j * size for j in range(full + 1)]
     hot = state.chunks_seen > HOT_CHUNKS and full >= FUSE
-    rank = dict(zip(nodes, range(len(nodes))))  # node -> position (C-level; keyed by node as `Plan.index`)
-    flat = list(_chain.from_iterable([n.args for n in nodes]))  # (map and chain: C-level loops over every operand)
-    ranks = np.fromiter(map(rank.get, flat, _forever(-1)), dtype=np.int64, count=len(flat))
-    memo = None
-    if repeat and descs is not None and not _checks.pending:
-        # (a recipe's key reads the operands' ranks and the outside ones alone: a replayed call
-        # never builds the rest of `_Reads`)
-        memo = _memo_key(len(nodes), flat, ranks, rank, outputs, (start, size, full, first_chunk, keep_tail))
-        found = _recipes.get(memo[0])
-        if found is not None and found[0] == descs:
-            done = _replay(found[1], nodes, memo[1])
-            if done is not None:
-                return done
+    rank, flat, ranks = _wiring(nodes)
+    if memo is None and repeat and descs is not None and not _checks.pending:
+        memo = _memo_key(nodes, outputs, (keep_tail,))  # (to record: `chunks` made none)
     reads = _Reads(nodes, rank, flat, ranks)
     bounds = plain if repeat or not hot else _fused(start, size, full, keep_tail)
     need = _needs(reads, rank, outputs, bounds)
@@ -215,7 +250,7 @@ def _split(nodes, outputs, start, size, full, first_chunk, keep_tail, repeat, de
             alone, loops = done  # (the first chunk runs alone when its inputs differ from the rest's)
             pieces = pieces[:first_chunk + alone] + [[node] for node in loops]
             if memo is not None and not hoisted and _hoist_fixed[0]:
-                _record(memo, descs, pieces, last, rewritten, list(_made), rank)
+                _record(memo, descs, before, (start, size, first_chunk), full, pieces, last, rewritten, list(_made), rank)
         elif hot:
             bounds = _fused(start, size, full, keep_tail)
             need = _needs(reads, rank, outputs, bounds)
@@ -516,15 +551,18 @@ class _Recipe:
     the outside operands, the new attributes: the dots computed or read from, see `_record`)
     and `groups` (one per REPEAT: the position of
     the node it replaces, its pass count, its body, the (node, operand) positions of its values
-    and, per stacked slot, of that slot's scalar in each pass)."""
+    and, per stacked slot, of that slot's scalar in each pass), `at` and `full` (the split:
+    (start, chunk size, first chunk) and the chunks) and `chunk` (the last loop chunk it left:
+    `state.last_chunk`)."""
 
-    __slots__ = ("pieces", "last", "rewrites", "groups")
+    __slots__ = ("pieces", "last", "rewrites", "groups", "at", "full", "chunk")
 
-    def __init__(self, pieces, last, rewrites, groups):
+    def __init__(self, pieces, last, rewrites, groups, at, full, chunk):
         self.pieces, self.last, self.rewrites, self.groups = pieces, last, rewrites, groups
+        self.at, self.full, self.chunk = at, full, chunk
 
 
-_recipes = {}        # key (`_memo_key`) -> (descriptions, _Recipe); emptied when the engine
+_recipes = {}        # key (`_memo_key`) -> (descriptions, last chunk before, _Recipe); emptied when the engine
                      # forgets its last loop (`state.reset`: chunks() then finds no last_chunk)
 _made = []           # the REPEATs the last `_repeat` made (see `_Recipe.groups`)
 _hoist_fixed = [True]  # False when the last `_hoist_transposes` decided on state (bytes held, a new copy)
@@ -536,26 +574,29 @@ def _outside(a):
     return (a.op is None, a.shape, a.dtype, _value_key(a), t is not None, t is not None and t.op is None)
 
 
-def _memo_key(n, flat, ranks, rank, outputs, params):
-    """(key, outside operands in first-use order) of a graph of `n` nodes whose operands are
-    `flat` (in order; `ranks` their positions, -1 from outside): the key holds `params`, the
-    wiring, which outside operands are one object and what each is (`_outside`), and which
-    nodes are outputs; the descriptions are compared apart (`_recipes` keeps them). (A dict in
-    first-use order labels the outside operands, not numpy's unique: a loop reads a few objects
-    from outside hundreds of times, and unique's sort cost more than the rest of the key.)"""
-    outside = list(_compress(flat, (ranks < 0).tolist()))
-    label = dict.fromkeys(outside)  # (nodes hash by identity: one entry an object, first use first)
-    objects = list(label)
-    label.update(zip(objects, range(len(objects))))
-    at = map(label.__getitem__, outside)
-    labels = bytes(at) if len(objects) <= 256 else np.fromiter(at, dtype=np.int64, count=len(outside)).tobytes()
-    outs = tuple(sorted({rank[o] for o in outputs if o.op is not None}))
-    key = (params, n, ranks.tobytes(), labels, tuple(map(_outside, objects)), outs)
+def _memo_key(nodes, outputs, params):
+    """(key, outside operands in first-use order) of the graph of `nodes` (creation order): the
+    key holds `params`, the wiring, which outside operands are one object and what each is
+    (`_outside`), and which nodes are outputs; the descriptions are compared apart (`_recipes`
+    keeps them). The wiring is one label an operand, in order: a node's position, or for a value
+    from outside, len(nodes) + the first position (flat, over every operand) where it is read,
+    so equal labels are one object. One pass of C-level calls makes them (a dict of the
+    positions that gives each new outside object the count at its first use) and Python
+    objects alone: a loop's read runs this after a program that left numpy's code cold, where
+    each numpy call of the earlier key (ranks, mask, labels, bytes) cost ~5-20 us."""
+    n = len(nodes)
+    label = dict(zip(nodes, range(n)))  # (nodes hash by identity)
+    labels = tuple(map(label.setdefault, _chain.from_iterable([a.args for a in nodes]), _count(n)))
+    objects = list(_islice(label, n, None))  # (insertion order: first use first)
+    outs = tuple(sorted({label[o] for o in outputs if o.op is not None}))
+    key = (params, n, labels, tuple(map(_outside, objects)), outs)
     return key, objects
 
 
-def _record(memo, descs, pieces, last, rewritten, groups, rank):
-    """Keep what `_split` just did for the graph of key `memo` (see `_Recipe`)."""
+def _record(memo, descs, before, at, full, pieces, last, rewritten, groups, rank):
+    """Keep what `_split` just did (`full` chunks of `at`: (start, size, first chunk)) for the
+    graph of key `memo` and descriptions `descs`, decided when the last loop chunk was `before`
+    (see `_Recipe`)."""
     key, objects = memo
     where = {id(a): k for k, a in enumerate(objects)}
     # a rewritten dot inside a REPEAT's chunks is never computed (the body is a template): only
@@ -571,10 +612,11 @@ def _record(memo, descs, pieces, last, rewritten, groups, rank):
         if k is None:
             return
         rewrites.append((rank[node], pos, k, node.attrs))
-    recipe = _Recipe([[rank[node] for node in piece] for piece in pieces], last, rewrites, [g[:5] for g in groups])
+    recipe = _Recipe([[rank[node] for node in piece] for piece in pieces], last, rewrites, [g[:5] for g in groups],
+                     at, full, state.last_chunk)
     if len(_recipes) >= MEMO_KEPT:
         del _recipes[next(iter(_recipes))]
-    _recipes[key] = (list(descs), recipe)
+    _recipes[key] = (list(descs), before, recipe)
 
 
 def _replay(recipe, nodes, objects):

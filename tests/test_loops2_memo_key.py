@@ -1,7 +1,9 @@
-"""`_segment._memo_key` labels the outside operands of a loop's graph by first use with a dict
-(nodes hash by identity), not numpy's unique: the labels and objects it gives are those of the
-unique-based rule, for loops reading a few objects many times and for loops reading more than
-256 distinct objects (labels then as int64 bytes); replayed calls keep their bits."""
+"""`_segment._memo_key` labels the outside operands of a loop's graph by first use (nodes hash by
+identity), not numpy's unique: the objects it gives are those of the unique-based rule, in
+first-use order, and its labels tell the same wiring (an inside operand: its node's position; an
+outside one: len(nodes) + the first position where its object is read), for loops reading a few
+objects many times and for loops reading more than 256 distinct objects; replayed calls keep
+their bits."""
 import numpy as np
 import pytest
 
@@ -25,9 +27,12 @@ def reference(flat, ranks):
 def keys(monkeypatch):
     seen, real = [], _segment._memo_key
 
-    def recording(n, flat, ranks, rank, outputs, params):
-        key, objects = real(n, flat, ranks, rank, outputs, params)
-        seen.append((key, objects, reference(flat, ranks)))
+    def recording(nodes, outputs, params):
+        key, objects = real(nodes, outputs, params)
+        rank = {node: i for i, node in enumerate(nodes)}
+        flat = [a for node in nodes for a in node.args]
+        ranks = np.array([rank.get(a, -1) for a in flat], dtype=np.int64)
+        seen.append((key, objects, len(nodes), flat, ranks, reference(flat, ranks)))
         return key, objects
 
     monkeypatch.setattr(_segment, "_memo_key", recording)
@@ -36,13 +41,19 @@ def keys(monkeypatch):
 
 def check(seen):
     assert seen
-    for key, objects, (want_objects, want_labels) in seen:
+    for key, objects, n, flat, ranks, (want_objects, want_labels) in seen:
         assert len(objects) == len(want_objects) and all(a is b for a, b in zip(objects, want_objects))
-        labels = key[3]
-        got = (np.frombuffer(labels, dtype=np.uint8) if len(objects) <= 256
-               else np.frombuffer(labels, dtype=np.int64))
-        np.testing.assert_array_equal(got, want_labels)
-        assert key[4] == tuple(map(_segment._outside, objects))
+        labels = np.asarray(key[2], dtype=np.int64)
+        inside = ranks >= 0
+        np.testing.assert_array_equal(labels[inside], ranks[inside])
+        # outside: n + the first position of the operand's object, one label an object
+        outside = np.flatnonzero(~inside)
+        firsts = labels[outside] - n
+        assert all(flat[f] is flat[j] for f, j in zip(firsts.tolist(), outside.tolist()))
+        assert (firsts <= outside).all()
+        _, dense = np.unique(firsts, return_inverse=True)  # (first positions rise with first use)
+        np.testing.assert_array_equal(dense.reshape(-1), want_labels)
+        assert key[3] == tuple(map(_segment._outside, objects))
 
 
 def decay(ns, x, W, b, steps, a=0.5):
@@ -63,7 +74,7 @@ def test_few_objects_many_reads(engine, both_tiers, rng, monkeypatch, keys, budg
     for _ in range(2):  # replayed calls: the same bits
         np.testing.assert_array_equal(np.asarray(decay(xp, xl, Wl, bl, 40)), second)
     check(keys)
-    assert max(len(objects) for _, objects, _ in keys) <= 256
+    assert max(len(objects) for _, objects, *_ in keys) <= 256
 
 
 def scaled(ns, x, W, steps):
@@ -84,7 +95,7 @@ def test_more_than_256_distinct_objects(engine, both_tiers, rng, monkeypatch, ke
     second = np.asarray(scaled(xp, xl, Wl, 300))
     np.testing.assert_array_equal(np.asarray(scaled(xp, xl, Wl, 300)), second)
     check(keys)
-    assert max(len(objects) for _, objects, _ in keys) > 256
+    assert max(len(objects) for _, objects, *_ in keys) > 256
 
 
 def test_one_object_or_two_is_in_the_key(engine, rng, monkeypatch, keys):
@@ -102,5 +113,5 @@ def test_one_object_or_two_is_in_the_key(engine, rng, monkeypatch, keys):
     np.testing.assert_allclose(np.asarray(two(xp, xl, Wl, Wl, 30)), two(np, x, W, W, 30), rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(np.asarray(two(xp, xl, Wl, W2, 30)), two(np, x, W, W, 30), rtol=1e-12, atol=1e-14)
     check(keys)
-    same = [k for k, _, _ in keys]
+    same = [k for k, *_ in keys]
     assert len(same) >= 2 and same[0] != same[-1]
