@@ -45,7 +45,7 @@ import numpy as np
 
 from . import _checks, _config, _verify
 from . import _dtypes as dt
-from ._interpret import leaf_value, numpy_errors_loud, numpy_errors_quiet
+from ._interpret import FIXED_OPS, fixed_value, leaf_value, numpy_errors_loud, numpy_errors_quiet
 from . import _ops as ops
 from ._graph import Node, lock as _lock, pending
 from ._metrics import metrics
@@ -594,6 +594,8 @@ class _Evaluator:
                 self._check(node)
                 if len(args) == 1:
                     r = op.evaluate(node, self.whole(args[0]))
+                elif not args and op in FIXED_OPS:  # (a constant, an iota: the shared read-only value)
+                    r = fixed_value(node)
                 else:
                     r = op.evaluate(node, *[self.whole(a) for a in args])
                 v = node_value(r, node)
