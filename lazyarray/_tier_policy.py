@@ -167,7 +167,11 @@ def first_sight(order):
     fft = False
     for node in order:
         op = node.op
-        if not op.interpretable(node):
+        # (`OpDef.interpretable`, inline: ~0.05 us less a node of every first sight)
+        if op.evaluate is None:
+            return None
+        covers = op.covers
+        if covers is not None and not covers(node):
             return None
         n = 1
         for s in node.shape:
