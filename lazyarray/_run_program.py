@@ -305,8 +305,20 @@ def _matcher(sig):
     text = (f"def match(n{root}):\n{body}\n"
             f"    return [{', '.join(f'n{p}' for p in leaves)}], ({''.join(f'n{p}, ' for p in order)})\n")
     namespace = dict(consts)
-    exec(compile(text, "<lazyarray recipe>", "exec"), namespace)
+    code = _matcher_codes.get(text)
+    if code is None:  # (the text names the signature's values, kept in `consts`: equal texts, one code)
+        if len(_matcher_codes) >= MATCHER_CODES_KEPT:
+            del _matcher_codes[next(iter(_matcher_codes))]
+        code = _matcher_codes[text] = compile(text, "<lazyarray recipe>", "exec")
+    exec(code, namespace)
     return namespace["match"]
+
+
+# A matcher's text -> its compiled code (`_matcher`): compile() is most of a matcher's cost (~30 us
+# an entry), and graphs of one wiring with other ops, shapes or dtypes (a float32 run of a
+# float64 workload) generate the same text; the oldest dropped past MATCHER_CODES_KEPT
+_matcher_codes = {}
+MATCHER_CODES_KEPT = 128
 
 
 def replay_one(node, device, traced, site, candidates):
