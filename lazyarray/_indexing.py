@@ -106,6 +106,10 @@ def _pattern(key):
                 out.append(_FULL)
             elif all(v is None or type(v) is int for v in (start, stop, step)):
                 out.append((start, stop, step))
+            elif all(v is None or type(v) is int or type(v) in _NUMPY_INTS for v in (start, stop, step)):
+                # (numpy integer bounds, `x[:, :n]` of a numpy n: slice.indices reads them as
+                # these ints, as the general path does)
+                out.append(tuple([None if v is None else int(v) for v in (start, stop, step)]))
             else:
                 return None
         else:
