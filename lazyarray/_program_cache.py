@@ -105,8 +105,18 @@ def compile_program(key, order, leaves, outputs, device, site, background=False)
             f.write(text)
     if background:
         metrics.background_compiles += 1
-        return state.compile_thread().submit(_build, text, path, device, where)
+        future = state.compile_thread().submit(_build, text, path, device, where)
+        # (named for the next run's prefetch once built, not when a later request installs it: a
+        # donating variant built in the background that this process never asked for again would
+        # otherwise stay out of the manifest, and the next run would load it in the foreground)
+        future.add_done_callback(_note_built)
+        return future
     return install(key, _build(text, path, device, where))
+
+
+def _note_built(future):
+    if not future.cancelled() and future.exception() is None:
+        _prefetch.note_used(future.result().name)
 
 
 def _count_graph(where, name):

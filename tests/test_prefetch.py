@@ -118,3 +118,28 @@ def test_a_removed_cache_directory_is_not_created_again(tmp_path, monkeypatch, f
         os.rmdir(dirpath)
     _prefetch.write_manifests()
     assert not root.exists()
+
+
+BACKGROUND_ONLY = """
+import numpy as np, lazyarray as xp
+from lazyarray import _engine
+a = xp.asarray(np.arange(12.0).reshape(3, 4))
+for i in range(10000):  # (until the tier policy starts the graph's compile in the background)
+    assert float(xp.sum(xp.exp(a * 0.5))) == float(np.sum(np.exp(np.arange(12.0) * 0.5)))
+    if xp.metrics.background_compiles:
+        break
+_engine.wait_for_compiles()  # built, never asked for again: no request installs it
+print(xp.metrics.background_compiles, xp.metrics.compiles)
+"""
+
+
+def test_a_program_built_in_the_background_is_named_for_the_next_run(tmp_path):
+    env = dict(os.environ, LAZYARRAY_CACHE_DIR=str(tmp_path))
+    out = subprocess.run([sys.executable, "-c", BACKGROUND_ONLY], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-2000:]
+    background, compiles = (int(v) for v in out.stdout.split())
+    assert background == 1 and compiles == 1
+    manifests = os.listdir(tmp_path / "manifests")
+    with open(tmp_path / "manifests" / manifests[0]) as f:
+        names = f.read().split()
+    assert len(names) == 1 and os.path.exists(tmp_path / names[0])
