@@ -210,13 +210,19 @@ def _plan(x, items, cause):
 
 
 def wrap_negative(node, n):
-    """Integer index node -> int64 with negative entries counted from the end (lazily)."""
+    """Integer index node -> int64 with negative entries counted from the end (lazily):
+    select(node < 0, node + n, node). (The compare and select, of int64 operands of node's shape
+    or 0-D constants, bound at once: their rules give node's shape, bool and int64.)"""
     signed = node.dtype.kind == "i"
     node = ops.convert(node, dt.int64)
     if not signed:
         return node
-    neg = ops.compare(node, ops.constant(0, dt.int64), "LT")  # (0-D operands: no broadcast node)
-    return ops.select(neg, ops.ADD(node, ops.constant(n, dt.int64)), node)
+    shape = node.shape
+    neg = _bind(ops.COMPARE, (node, ops.constant(0, dt.int64)), _LT, shape, dt.bool)  # (0-D operands: no broadcast node)
+    return _bind(ops.SELECT, (neg, ops.ADD(node, ops.constant(n, dt.int64)), node), (), shape, dt.int64)
+
+
+_LT = ops.COMPARE.Attrs("LT")
 
 
 # ---------------------------------------------------------------- read

@@ -103,11 +103,12 @@ _BROADCAST_IN_DIM = ops.BROADCAST_IN_DIM
 
 
 def _column(flat, count):
-    """`ops.reshape(flat, (count, 1))` of the (count,) positions `true_positions` gives, bound at
-    once when flat is no reshape or broadcast (a host leaf on a CPU device, a slice elsewhere:
-    nothing for `ops.reshape`'s rewrites to look through). The gather and scatter bound on it
-    (along axis 0 of a nonempty node, their rules' shapes given: `read`, `write`) hold: int64
-    positions of one axis, one column."""
+    """`ops.reshape(flat, (count, 1))` of (count,) int64 positions (`true_positions`' or
+    `wrap_negative`'s), bound at once when flat is no reshape or broadcast (a host leaf on a CPU
+    device, a slice elsewhere, a select: nothing for `ops.reshape`'s rewrites to look through).
+    The gathers and scatters bound on it (along axis 0 of a nonempty node, their rules' shapes
+    given: `read`, `write`, `_int_read`, `_int_write`) hold: int64 positions of one axis, one
+    column."""
     op = flat.op
     if op is _RESHAPE or op is _BROADCAST_IN_DIM:
         return ops.reshape(flat, (count, 1))
@@ -166,7 +167,7 @@ def _int_positions(node, k):
     m = k._node.shape[0]
     if n == 0 and m > 0:
         raise IndexError("index into axis 0 of size 0")
-    return ops.reshape(wrap_negative(k._node, n), (m, 1)), (m,) + node.shape[1:]
+    return _column(wrap_negative(k._node, n), m), (m,) + node.shape[1:]
 
 
 def _int_read(x, k):
@@ -189,7 +190,7 @@ def _int_read(x, k):
     idx, out_shape = _int_positions(node, k)
     if 0 in out_shape:
         return Array._wrap(ops.constant(0, node.dtype, out_shape), device)
-    return Array._wrap(ops.gather_points(node, idx, (0,)), device)
+    return Array._wrap(_bind(ops.GATHER, (node, idx), _FIRST_AXIS, out_shape, node.dtype), device)
 
 
 def _int_write(x, k, vnode):
@@ -199,4 +200,4 @@ def _int_write(x, k, vnode):
     if 0 in out_shape:
         return
     upd = ops.broadcast_to(vnode, out_shape)
-    x._rebind(ops.scatter_points(node, idx, upd, (0,)))
+    x._rebind(_bind(ops.SCATTER, (node, idx, upd), _SET_FIRST_AXIS, node.shape, node.dtype))

@@ -50,3 +50,45 @@ def test_pending_mask_reads_and_count_writes_match_numpy(shape):
         want = a.copy()
         want[m_np] = v
         np.testing.assert_array_equal(np.asarray(x), want)
+
+
+def _wrap_by_builders(node, n):
+    """What wrap_negative bound through the builders before binding at once."""
+    signed = node.dtype.kind == "i"
+    node = ops.convert(node, dt.int64)
+    if not signed:
+        return node
+    neg = ops.compare(node, ops.constant(0, dt.int64), "LT")
+    return ops.select(neg, ops.ADD(node, ops.constant(n, dt.int64)), node)
+
+
+@pytest.mark.parametrize("itype", ["int8", "int32", "int64", "uint8", "uint64"])
+@pytest.mark.parametrize("shape", [(), (5,), (2, 3)])
+def test_wrap_negative_is_the_builders_select(itype, shape):
+    from lazyarray._advanced_indexing import wrap_negative
+    rng = np.random.default_rng(3)
+    k_np = rng.integers(-7 if itype[0] == "i" else 0, 7, size=shape).astype(itype)
+    dev = xp.asarray(0)._device
+    for k in (xp.asarray(k_np), xp.asarray(k_np) + xp.asarray(np.zeros((), itype))):
+        got, ref = wrap_negative(k._node, 7), _wrap_by_builders(k._node, 7)
+        assert xp.graph_text(Array._wrap(got, dev)) == xp.graph_text(Array._wrap(ref, dev))
+        want = np.where(k_np < 0, k_np.astype(np.int64) + 7, k_np.astype(np.int64))
+        np.testing.assert_array_equal(np.asarray(Array._wrap(got, dev)), want)
+
+
+@pytest.mark.parametrize("itype", ["int32", "int64", "uint16"])
+def test_int_index_reads_and_writes_match_numpy(itype):
+    a = np.arange(9.0) - 4.0
+    k_np = np.array([0, 8, 3, 3, 5], itype) if itype[0] == "u" else np.array([-1, 0, -9, 4, 4], itype)
+    for pending in (False, True):
+        k = xp.asarray(k_np)
+        if pending:
+            k = k + xp.asarray(np.zeros((), itype))
+        x = xp.asarray(a) * 1.0
+        np.testing.assert_array_equal(np.asarray(x[k]), a[k_np])
+        x[k] = 2.5
+        x[k[:2]] = xp.asarray(np.array([-1.0, -2.0]))
+        want = a.copy()
+        want[k_np] = 2.5
+        want[k_np[:2]] = [-1.0, -2.0]
+        np.testing.assert_array_equal(np.asarray(x), want)
