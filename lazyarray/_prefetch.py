@@ -153,12 +153,24 @@ def note_used(path):
     if name is None:
         return
     names = _used.get(root)
-    if names is None:
-        names = _used[root] = []
-        if len(_used) == 1:
-            atexit.register(write_manifests)
+    if names is None:  # (the compile thread names what it built too: setdefault keeps one list)
+        names = _used.setdefault(root, [])
+        if not _exit_registered:
+            _register_exit()
     if len(names) < MAX_ENTRIES and name not in names:
         names.append(name)
+
+
+_exit_registered = False
+_exit_lock = threading.Lock()
+
+
+def _register_exit():
+    global _exit_registered
+    with _exit_lock:
+        if not _exit_registered:
+            atexit.register(write_manifests)
+            _exit_registered = True
 
 
 def write_manifests():
