@@ -176,7 +176,10 @@ def interpret(order, leaves, outputs, plan=None):
                     fixed[p] = v
                 vals[p] = v
                 continue
-            if len(operands) == 1:
+            n = len(operands)
+            if n == 2:  # (the commonest, then one operand: no list built for the call)
+                v = node.op.evaluate(node, vals[operands[0]], vals[operands[1]])
+            elif n == 1:
                 v = node.op.evaluate(node, vals[operands[0]])
             else:
                 v = node.op.evaluate(node, *[vals[a] for a in operands])
