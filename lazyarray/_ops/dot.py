@@ -169,9 +169,22 @@ def _dot_step(px, py, xs, ys, window, shape, gram, side, x, y):
         small, large = (xm, ym) if side == 1 else (ym, xm)
         if np.isfinite(small).all() and small.all():
             return _product_where_finite(xm, ym, window, large).reshape(shape)
-    if not window and (np.isfinite(x).all() if x is y else np.isfinite(xm).all() and np.isfinite(ym).all()):
+    if not window and (_sum_finite(x) if x is y else _sum_finite(x) and _sum_finite(y)):
         return np.matmul(xm, ym).reshape(shape)
     return _real_matmul(xm, ym, window).reshape(shape)
+
+
+_add_reduce = np.add.reduce
+
+
+def _sum_finite(a):
+    """Whether a real float array is all finite, known from its sum: a NaN or an infinity makes
+    every sum it enters non-finite (inf + -inf is NaN), so a finite sum means finite elements.
+    A sum of finite elements that overflows answers False: `_real_matmul`'s exact check then
+    finds them finite and takes the same product, so the path, and the bits, are those of
+    `isfinite(a).all()`; one reduction instead of a ufunc, a bool array and its reduction
+    (~1.4 -> ~1.1 us at (300, 8), ~1.0 -> ~0.65 at (8, 8))."""
+    return math.isfinite(_add_reduce(a, None))
 
 
 def _product_where_finite(xm, ym, window, rest):
