@@ -551,7 +551,7 @@ class _Recipe:
     the outside operands, the new attributes: the dots computed or read from, see `_record`)
     and `groups` (one per REPEAT: the position of
     the node it replaces, its pass count, its body, the (node, operand) positions of its values
-    and, per stacked slot, of that slot's scalar in each pass), `at` and `full` (the split:
+    and, per stacked slot, of that slot's scalar in each pass, and its attributes), `at` and `full` (the split:
     (start, chunk size, first chunk) and the chunks) and `chunk` (the last loop chunk it left:
     `state.last_chunk`)."""
 
@@ -612,7 +612,7 @@ def _record(memo, descs, before, at, full, pieces, last, rewritten, groups, rank
         if k is None:
             return
         rewrites.append((rank[node], pos, k, node.attrs))
-    recipe = _Recipe([[rank[node] for node in piece] for piece in pieces], last, rewrites, [g[:5] for g in groups],
+    recipe = _Recipe([[rank[node] for node in piece] for piece in pieces], last, rewrites, [g[:5] + (REPEAT.Attrs(g[2]),) for g in groups],
                      at, full, state.last_chunk)
     if len(_recipes) >= MEMO_KEPT:
         del _recipes[next(iter(_recipes))]
@@ -632,12 +632,12 @@ def _replay(recipe, nodes, objects):
         node.args = (t, node.args[1]) if pos == 0 else (node.args[0], t) if pos == 1 else (t, node.args[0])
         node.attrs = attrs
     loops = []
-    for i, passes, body, at, stacks in recipe.groups:
+    for i, passes, body, at, stacks, attrs in recipe.groups:
         values = [nodes[o].args[f] for o, f in at]
         for k, column in stacks:
             values[k] = _stacked([nodes[o].args[f] for o, f in column], body.params[k].dtype)
         last = nodes[i]
-        made = _repeat_operands(body, values, passes, last)
+        made = _repeat_operands(body, values, passes, last, attrs)
         if made is None:
             for node, args, a in undo:
                 node.args, node.attrs = args, a
@@ -662,10 +662,31 @@ def _stacked(column, dtype):
     return leaf_from_host(vec, (STACK,), dtype)
 
 
-def _repeat_operands(body, values, passes, last):
+_COUNTS = {}  # passes -> its int64 0-D value, read-only (a REPEAT's trip count leaf: one each call)
+
+
+def _count_value(passes):
+    """A REPEAT's trip count as the read-only int64 0-D array its leaf holds, kept by value (a
+    loop's next call needs the same counts; a numpy call per REPEAT cost ~10 us in a loop's read,
+    after a program left numpy's code cold)."""
+    v = _COUNTS.get(passes)
+    if v is None:
+        if len(_COUNTS) >= 256:
+            _COUNTS.clear()
+        v = _COUNTS[passes] = np.asarray(passes, dtype=np.int64)
+        v.flags.writeable = False
+    return v
+
+
+def _repeat_operands(body, values, passes, last, attrs=None):
     """(operands, attributes) of a REPEAT of `passes` passes of `body` on `values`, to replace
-    the node `last`; None where they do not fit the body or `last`'s shape and dtype."""
-    op_args, attrs = (leaf_from_host(np.asarray(passes, dtype=np.int64), (), _dtypes.int64),) + tuple(values), REPEAT.Attrs(body)
+    the node `last`; None where they do not fit the body or `last`'s shape and dtype. `attrs`:
+    a recipe's (`_replay`), whose REPEAT passed the rule on a graph of the same descriptions
+    (`last`'s included) and the same operand types: only the values' fit is checked again."""
+    op_args = (leaf_from_host(_count_value(passes), (), _dtypes.int64),) + tuple(values)
+    if attrs is not None:
+        return (op_args, attrs) if _fits(body, values) else None
+    attrs = REPEAT.Attrs(body)
     if not _fits(body, values) or REPEAT.rule(op_args, attrs) != (last.shape, last.dtype):
         return None
     return op_args, attrs

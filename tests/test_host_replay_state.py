@@ -110,3 +110,19 @@ def test_the_same_graph_after_another_loop_is_worked_out_once(fresh, rng, monkey
         if k == 2:
             settled = worked[0]
     assert worked[0] == settled  # (calls 4-6 of each loop: replayed, none worked out)
+
+
+def test_trip_counts_are_shared_read_only_values(fresh, rng, monkeypatch):
+    """A REPEAT's trip count leaf holds a kept read-only int64 0-D value (one per count); loops
+    of other lengths, replayed or not, compute numpy's values."""
+    monkeypatch.setattr(_config, "node_budget", 10 ** 6)
+    v = _segment._count_value(7)
+    assert v is _segment._count_value(7) and v.dtype == np.int64 and v.shape == () and int(v) == 7
+    assert not v.flags.writeable
+    with pytest.raises(ValueError):
+        v[()] = 8
+    W, x = rng.standard_normal((16, 16)) / 5, rng.standard_normal(16)
+    Wl, xl = xp.asarray(W), xp.asarray(x)
+    for steps in (35, 47, 35, 35, 60, 47):
+        np.testing.assert_allclose(np.asarray(decay(xp, xl, Wl, steps)), decay(np, x, W, steps), rtol=1e-12, atol=1e-14)
+    assert int(_segment._count_value(7)) == 7
