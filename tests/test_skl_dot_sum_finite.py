@@ -27,6 +27,7 @@ CASES = [
     ((8, 8), (8, 8), ((), (), (1,), (1,)), True),
     ((2, 5, 4), (2, 4, 3), ((0,), (0,), (2,), (1,)), False),
     ((0, 8), (8, 8), ((), (), (1,), (0,)), False),
+    ((70, 70), (70, 70), ((), (), (1,), (0,)), False),  # from FINITENESS_FROM elements: isfinite
 ]
 
 
@@ -80,6 +81,10 @@ def test_sum_finite(dtype):
         assert not D._sum_finite(np.array([1.0, -np.inf], d))
         assert not D._sum_finite(np.array([big, big], d))  # overflow: the exact check decides
     assert D._sum_finite(np.ones((8, 300), d).T)  # a strided operand
+    large = np.ones(D.FINITENESS_FROM, d)  # (isfinite's pass from this size on)
+    assert D._sum_finite(large) and D._sum_finite(np.full(D.FINITENESS_FROM, big, d))
+    large[-1] = np.nan
+    assert not D._sum_finite(large)
 
 
 @pytest.mark.parametrize("tier", ["compiled", "interpreted"])
