@@ -132,8 +132,9 @@ def read_recipe(shape, axes, out_shape):
     spans = tuple([a.span for a in axes])
     if spans == shape or any(a.step != 1 for a in axes):
         return None
-    reshape_attrs = None if spans == out_shape else ops.RESHAPE.Attrs(out_shape)
-    return ops.DYNAMIC_SLICE.Attrs(spans), spans, tuple([a.start for a in axes]), reshape_attrs
+    # (the builders' memoized attributes: one object per distinct value, however many plans keep it)
+    reshape_attrs = None if spans == out_shape else ops.reshape_attrs(out_shape)
+    return ops.dynamic_slice_attrs(spans), spans, tuple([a.start for a in axes]), reshape_attrs
 
 
 def read_by_recipe(node, recipe, out_shape):

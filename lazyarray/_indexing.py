@@ -131,6 +131,28 @@ def _store(cache, key, value):
     cache[key] = value
 
 
+# The `_Axis` objects the kept plans hold, one per distinct value (an _Axis is never changed once
+# made, and is compared by identity only as part of a key of a pure function of its values):
+# SciPy's table keeps ~400 read plans with ~740 axes of ~140 distinct values, and what the caches
+# keep alive, the collector scans (a full collection in its second pass when each plan kept its
+# own). Bounded as the plans are (emptying only ends the sharing).
+_kept_axes = {}  # (start, span, step, count, drop) -> _Axis
+
+
+def _keep(axes):
+    """`axes` (a list of _Axis) with each replaced by the kept _Axis of its values."""
+    out = []
+    for a in axes:
+        k = (a.start, a.span, a.step, a.count, a.drop)
+        b = _kept_axes.get(k)
+        if b is None:
+            if len(_kept_axes) >= _PLAN_CACHE:
+                _kept_axes.clear()
+            b = _kept_axes[k] = a
+        out.append(b)
+    return out
+
+
 def _basic_read(x, key, pattern):
     """x[key] for a key with a pattern: the general path's result (a view, or a copy when an
     integer indexes every axis), with its plan looked up."""
@@ -141,6 +163,7 @@ def _basic_read(x, key, pattern):
     if hit is None:
         items = expand(key, len(node.shape))
         axes, out_shape, strides = plan(node.shape, items, strides_of(x))
+        axes = _keep(axes)
         copy = all_integers(key, items)
         # (the view step is kept with the plan and shared by every view made from it, as
         # reshape's: a step holds no state, only the axes and shape it reads)
@@ -173,7 +196,7 @@ def _whole_reshape(shape, axes, out_shape):
         return None
     if tuple([a.span for a in axes]) != shape:
         return None
-    return _RESHAPE.Attrs(out_shape)
+    return ops.reshape_attrs(out_shape)
 
 
 def _element(x, node, i):
@@ -296,6 +319,7 @@ def setitem(x, key, value, /):
                 return setitem_advanced(x, items, vnode)
         axes, out_shape, _ = plan(meta.shape, items)
         if pattern is not None:
+            axes = _keep(axes)
             _store(_write_plans, (meta.shape, pattern), (axes, out_shape))
     else:  # (a key seen at this shape: its checks passed then, and the value's come first)
         vnode = _value_node(x, meta.dtype, value)
@@ -375,7 +399,7 @@ def _write_target(x, axes, pattern):
             key = (x._step, pattern)
             composed = _composed.get(key)
             if composed is None:
-                composed = compose(x._step, axes)
+                composed = _keep(compose(x._step, axes))
                 _store(_composed, key, composed)
             axes = composed
         x = x._base

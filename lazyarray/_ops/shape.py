@@ -431,6 +431,12 @@ DYNAMIC_SLICE = OpDef(
     covers=_starts_signed(1))
 
 
+def dynamic_slice_attrs(sizes):
+    """The attributes `dynamic_slice(x, starts, sizes)` binds (memoized), for a caller binding the
+    node itself."""
+    return memo(_dynamic_slice_attrs, (tuple(sizes),), DYNAMIC_SLICE.Attrs)
+
+
 def dynamic_slice(x, starts, sizes):
     """starts: one scalar integer node per axis (clamped into range)."""
     return DYNAMIC_SLICE.bind((x, *starts), memo(_dynamic_slice_attrs, (tuple(sizes),), DYNAMIC_SLICE.Attrs))
