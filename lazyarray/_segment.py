@@ -143,10 +143,12 @@ def chunks(outputs, order, keep_tail, repeat=True):
     if last is None:
         _recipes.clear()  # (a reset engine: nothing recorded before it is replayed)
     descs = memo = None
-    if repeat and last is not None and (n >= len(last) or n >= MIN_NODES) and not _checks.pending:
+    if repeat and last is not None and (n >= len(last) or n >= MIN_NODES) and not _checks.pending \
+            and any(key[1] == n for key in _recipes):
         # a loop's next call: a graph made like an earlier one, under the same last chunk, is
         # split as that one was (`_memo_key`, `_replay`), without deciding again (the decision
-        # reads the descriptions and the last chunk alone: one compare of each)
+        # reads the descriptions and the last chunk alone: one compare of each). (Only where a
+        # recipe of as many nodes is kept: other graphs make their key if they split.)
         memo = _memo_key(nodes, outputs, (keep_tail,))
         found = _recipes.get(memo[0])
         if found is not None:

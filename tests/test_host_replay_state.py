@@ -126,3 +126,32 @@ def test_trip_counts_are_shared_read_only_values(fresh, rng, monkeypatch):
     for steps in (35, 47, 35, 35, 60, 47):
         np.testing.assert_allclose(np.asarray(decay(xp, xl, Wl, steps)), decay(np, x, W, steps), rtol=1e-12, atol=1e-14)
     assert int(_segment._count_value(7)) == 7
+
+
+def test_a_graph_no_recipe_is_the_size_of_makes_no_key_before_deciding(fresh, rng, monkeypatch):
+    """With recipes kept, a big graph of another node count (no loop: shapes grow every step)
+    makes no recipe key; the loop read afterwards still replays; values are numpy's."""
+    monkeypatch.setattr(_config, "node_budget", 10 ** 6)
+    W, x0 = rng.standard_normal((16, 16)) / 5, rng.standard_normal(16)
+    Wl, xl = xp.asarray(W), xp.asarray(x0)
+    for _ in range(3):
+        np.testing.assert_allclose(np.asarray(decay(xp, xl, Wl, 40)), decay(np, x0, W, 40), rtol=1e-12, atol=1e-14)
+    assert _segment._recipes
+    keys, real = [], _segment._memo_key
+
+    def counting(nodes, outputs, params):
+        keys.append(len(nodes))
+        return real(nodes, outputs, params)
+
+    monkeypatch.setattr(_segment, "_memo_key", counting)
+
+    def grow(ns, x, steps):
+        for i in range(steps):
+            x = ns.concat([x, x[:1] * (i + 1.5)])
+        return x
+
+    np.testing.assert_array_equal(np.asarray(grow(xp, xl, 30)), grow(np, x0, 30))
+    sizes = {k[1] for k in _segment._recipes}
+    assert all(n in sizes for n in keys)
+    np.testing.assert_allclose(np.asarray(decay(xp, xl, Wl, 40)), decay(np, x0, W, 40), rtol=1e-12, atol=1e-14)
+    assert keys and all(n in sizes for n in keys)
