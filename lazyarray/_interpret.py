@@ -105,9 +105,13 @@ FIXED_MAX_BYTES = 1 << 16
 # first run (`interpret`) and build: SciPy's first pass evaluates ~400 constants and iotas, most
 # of them met before in another graph (the 0.0 of a comparison, the 2.0 of a square), ~1.1 us
 # each against a look-up's ~0.1. The attributes compare exactly (a constant's value is its bytes:
-# -0.0 and NaN payloads stay apart), the evaluation is in the key as in `_STEPS`. Emptied when full.
+# -0.0 and NaN payloads stay apart), the evaluation is in the key as in `_STEPS`. Emptied when full:
+# more than FIXED_KEPT values, or more than FIXED_KEPT_BYTES in all (most are a few bytes; a
+# process making many distinct 64 KiB iotas holds at most 4 MiB of them).
 _FIXED = {}
 FIXED_KEPT = 1024
+FIXED_KEPT_BYTES = 1 << 22
+_fixed_bytes = [0]
 
 
 def fixed_value(node):
@@ -120,11 +124,14 @@ def fixed_value(node):
     v = _FIXED.get(key)
     if v is None:
         v = node_value(op.evaluate(node), node)
-        if v.nbytes <= FIXED_MAX_BYTES:
+        n = v.nbytes
+        if n <= FIXED_MAX_BYTES:
             v.flags.writeable = False
-            if len(_FIXED) >= FIXED_KEPT:
+            if len(_FIXED) >= FIXED_KEPT or _fixed_bytes[0] + n > FIXED_KEPT_BYTES:
                 _FIXED.clear()
+                _fixed_bytes[0] = 0
             _FIXED[key] = v
+            _fixed_bytes[0] += n
     return v
 
 

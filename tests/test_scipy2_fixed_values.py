@@ -75,6 +75,16 @@ def test_table_bound(monkeypatch):
         assert len(_interpret._FIXED) <= 4
 
 
+def test_table_byte_bound(monkeypatch):
+    monkeypatch.setattr(_interpret, "_FIXED", {})
+    monkeypatch.setattr(_interpret, "_fixed_bytes", [0])
+    monkeypatch.setattr(_interpret, "FIXED_KEPT_BYTES", 3000)
+    for n in range(100, 140):
+        np.testing.assert_array_equal(np.asarray(xp.arange(n, dtype=xp.float64)), np.arange(n, dtype=np.float64))
+        held = sum(v.nbytes for v in _interpret._FIXED.values())
+        assert held <= 3000 and held == _interpret._fixed_bytes[0]
+
+
 def test_large_value_not_kept(monkeypatch):
     monkeypatch.setattr(_interpret, "_FIXED", {})
     n = (_interpret.FIXED_MAX_BYTES // 8) + 1
