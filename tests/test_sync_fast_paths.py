@@ -14,16 +14,6 @@ from lazyarray._metrics import metrics
 
 
 @pytest.fixture
-def compiled_now(monkeypatch):
-    """Graphs run as compiled programs at once (no interpreter tier): their results are device
-    buffers, which is what a zero-copy read views."""
-    monkeypatch.setattr(_config, "interpret_first", 0)
-    xp.clear_cache()
-    yield
-    xp.clear_cache()
-
-
-@pytest.fixture
 def vector_calls(monkeypatch):
     """Each zero-copy view made: ((n,), dtype) of a `_runtime.vector_view` call (the 1-D
     shortcut), None for a `_runtime.host_view` call (the general path)."""

@@ -15,14 +15,6 @@ from lazyarray._graph import lock, pending
 from lazyarray._metrics import metrics
 
 
-@pytest.fixture
-def compiled_now(monkeypatch):
-    monkeypatch.setattr(_config, "interpret_first", 0)
-    xp.clear_cache()
-    yield
-    xp.clear_cache()
-
-
 def _reference(node, device):
     """pending_beside as the general path (`live_with`, then the engine's filter) finds it."""
     with lock:

@@ -15,15 +15,6 @@ from lazyarray import _config, _metrics, _runtime
 from lazyarray._metrics import Metrics, metrics
 
 
-@pytest.fixture
-def compiled_now(monkeypatch):
-    """Graphs run as compiled programs at once (no interpreter tier): reads are device buffers."""
-    monkeypatch.setattr(_config, "interpret_first", 0)
-    xp.clear_cache()
-    yield
-    xp.clear_cache()
-
-
 @pytest.mark.parametrize("tier", ["compiled", "interpreted"])
 def test_one_read_computes_a_live_sibling_that_shares_its_work(tier, monkeypatch):
     monkeypatch.setattr(_config, "interpret_first", 0 if tier == "compiled" else 10**9)
