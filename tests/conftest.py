@@ -113,3 +113,20 @@ def bodies(monkeypatch):
 
     monkeypatch.setattr(_engine, "_run", recording)
     return seen
+
+
+@pytest.fixture
+def replays(monkeypatch):
+    """A one-element list: how many loop calls replayed a recorded chunking (`_segment._replay`
+    answered) since the fixture was set up."""
+    from lazyarray import _segment
+
+    count, real = [0], _segment._replay
+
+    def counting(*args):
+        got = real(*args)
+        count[0] += got is not None
+        return got
+
+    monkeypatch.setattr(_segment, "_replay", counting)
+    return count
