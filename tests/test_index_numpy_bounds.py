@@ -7,6 +7,7 @@ import pytest
 
 import lazyarray as xp
 from lazyarray import _indexing
+from pattern_writes import writes_bind_the_general_nodes
 
 pytestmark = pytest.mark.usefixtures("both_tiers")
 
@@ -49,21 +50,7 @@ def test_numpy_bound_writes_bind_the_general_nodes(shape):
     a_np = np.arange(float(np.prod(shape))).reshape(shape) + 0.5
     for key in KEYS[shape]:
         sel = a_np[key].shape
-        for value in (-2.0, -np.arange(float(np.prod(sel))).reshape(sel)):
-            for first in (True, False):
-                if first:
-                    _indexing._write_plans.clear()
-                x, ref = xp.asarray(a_np) + 0.0, xp.asarray(a_np) + 0.0
-                v = value if isinstance(value, float) else xp.asarray(value)
-                x[key] = v
-
-                def general():
-                    ref[key] = v
-                _general(general)
-                assert xp.graph_text(x) == xp.graph_text(ref), (shape, key)
-                want = a_np.copy()
-                want[key] = value
-                np.testing.assert_array_equal(np.asarray(x), want)
+        writes_bind_the_general_nodes(a_np, key, (-2.0, -np.arange(float(np.prod(sel))).reshape(sel)))
 
 
 def test_numpy_bound_view_writes_reach_the_base():
