@@ -16,6 +16,7 @@ give 0, maximum/minimum order -0.0 below +0.0, float -> int conversion saturates
 from __future__ import annotations
 
 import operator
+from math import copysign
 
 import numpy as np
 
@@ -213,6 +214,14 @@ def _maxmin(fn, take_neg):
     def evaluate(node, a, b):
         r = fn(a, b)
         if node.dtype.kind == "f" and not r.all():  # (no zero in r: no pair of zeros to fix)
+            if type(r) is not np.ndarray:  # (0-D operands: a numpy scalar, its pair of zeros
+                # tested on Python floats, exact for every float dtype: ~1.5 us against ~3.5)
+                fa, fb = float(a), float(b)
+                if fa != 0.0 or fb != 0.0:
+                    return r
+                sa, sb = copysign(1.0, fa) < 0.0, copysign(1.0, fb) < 0.0
+                zero = typed(0, node.dtype.np)
+                return -zero if ((sa or sb) if take_neg else (sa and sb)) else zero
             # IEEE: max(-0.0, +0.0) = +0.0 and min = -0.0, whichever comes first
             both = (a == 0) & (b == 0)
             if both.any():
