@@ -299,6 +299,19 @@ def setitem(x, key, value, /):
             vnode = _value_node(x, node.dtype, value)
             with _views.write_lock:
                 return whole_mask_write(x, key, vnode)
+    elif (type(key) is tuple and type(value) is Array and len(key) == 2 and type(key[0]) is int
+          and type(key[1]) is int):
+        # x[i, j] = v of two Python ints and a 0-D array of x's dtype on x's device, the key's
+        # write plan seen at this shape (scikit-learn's `_add_to_diagonal`: `a[i, i] = value[i]`,
+        # ~670 writes a GaussianMixture(full) call): what the general path does below on a plan
+        # hit (the key is its own pattern; `_value_node` gives vnode itself; () fits ()), without
+        # parsing the key or checking the value again
+        meta = x._pending_node() if type(x) is _View else x._node
+        vnode = value._node
+        if not vnode.shape and vnode.dtype is meta.dtype and value._device is x._device:
+            hit = _write_plans.get((meta.shape, key))
+            if hit is not None:
+                return _write_element(x, vnode, hit[0], key)
     # x's shape and dtype, which no write changes: read from a view's last node, since reading
     # its current one would first read it again from a base written since (two nodes per write
     # into a view, each element of a diagonal written through `covariances[k, :, :]`)
