@@ -16,7 +16,8 @@ from ._array_object import Array, make_view
 from ._devices import Device, check_device, check_dtype
 from ._typing import Any, DeviceLike, DType, Literal, Scalar, Shape, SupportsBufferProtocol
 from ._elementwise_functions import FUNCTIONS as _ELEMENTWISE
-from ._graph import leaf_from_host
+from ._graph import bind as _bind, bind_pair as _bind_pair, leaf_from_host
+from ._ops.core import memo as _memo
 from ._host_data import leaf, normalized, numpy_leaf
 from ._nested_scalars import host_array, plain_scalars_only
 from ._sharding_place import moves, placed  # device=NamedSharding, and per-device dtypes
@@ -247,7 +248,7 @@ def ones(shape: Shape, *, dtype: DType | None = None, device: DeviceLike | None 
 
 @placed()
 def empty(shape: Shape, *, dtype: DType | None = None, device: DeviceLike | None = None) -> Array:
-    return zeros(shape, dtype=dtype, device=device)
+    return _filled(0, shape, _dtype_or(dtype, dt.DEFAULT_FLOAT), device)  # (zeros', inside one `placed`)
 
 
 def _like(x, dtype, device):
@@ -393,10 +394,26 @@ def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: DType |
     shape = _shape((n_rows, n_cols))
     dtype = _dtype_or(dtype, dt.DEFAULT_FLOAT)
     k = max(-shape[0], min(shape[1], operator.index(k)))  # beyond the matrix: all zeros
-    r = ops.iota(shape, 0, dt.int64)
-    c = ops.iota(shape, 1, dt.int64)
-    diag = ops.compare(ops.ADD(r, ops.scalar(k, dt.int64)), c, "EQ")
+    # compare(iota(shape, 0) + k, iota(shape, 1), EQ): the nodes `ops.iota`, `ops.scalar`, `ops.ADD`
+    # and `ops.compare` bind, bound at once with the iotas' attributes kept per shape (their rules
+    # hold: int64 iotas of `shape`, a 0-D int64 leaf beside them, a bool comparison of two
+    # int64 operands of `shape`); scikit-learn's GaussianMixture calls eye(n_features) ~80 times a fit
+    rows, cols = _memo(_eye_iotas, (shape,), _iota_pair)
+    r = _bind(_IOTA, (), rows, shape, _I64)
+    c = _bind(_IOTA, (), cols, shape, _I64)
+    t = _bind_pair(ops.ADD, r, leaf_from_host(k, (), _I64), (), shape, _I64)
+    diag = _bind_pair(ops.COMPARE, t, c, _EQ, shape, dt.bool)
     return Array._wrap(ops.convert(diag, dtype), check_device(device))
+
+
+def _iota_pair(shape):
+    return ops.IOTA.Attrs(shape, 0, dt.int64), ops.IOTA.Attrs(shape, 1, dt.int64)
+
+
+_eye_iotas = {}  # (shape,) -> the attributes of its two int64 iotas (`core.memo`, bounded)
+_IOTA = ops.IOTA
+_I64 = dt.int64
+_EQ = ops.COMPARE.Attrs("EQ")
 
 
 @placed()
