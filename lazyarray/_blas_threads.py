@@ -59,7 +59,7 @@ NUMPY_WINDOW_FROM = 1 << 13
 # 300x8 products of a scikit-learn pass (19,200) took a ~4 us window each before.
 GEMM_ONE_THREAD_UPTO = 1 << 18
 
-_KERNEL_OPS = ("linalg_kernel", "triangular_solve")  # the ops that become LAPACK/BLAS custom calls
+_KERNEL_OPS = ("linalg_kernel", "triangular_solve", "lu_solve")  # the ops that become LAPACK/BLAS custom calls
 
 # LAPACK and BLAS calls on matrices of at most TINY_SIDE rows and columns (`is_tiny`: every operand,
 # a decomposition's outputs included: a full QR of 16x4 makes a 16x16 Q) take no window, in either
@@ -110,6 +110,8 @@ def node_work(node):
         x = node.args[0]
         return decomposition_work(x.shape, x.dtype)
     a, b = node.args
+    if node.op.name == "lu_solve":  # (an LU and two triangular solves: the larger's work)
+        return max(decomposition_work(a.shape, a.dtype), solve_work(a.shape, b.shape, b.dtype))
     return solve_work(a.shape, b.shape, b.dtype)
 
 

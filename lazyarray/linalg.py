@@ -221,7 +221,11 @@ def solve(x1: Array, x2: Array, /) -> Array:
     if vector:
         b = ops.reshape(b, (m, 1))
     batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    factors, _, perm = la.kernel("lu", a, x1._device.platform)
+    platform = x1._device.platform
+    if not _config.checks and a.shape[:-2] == batch:  # (no factors to check, none to broadcast)
+        out = la.solve(a, ops.broadcast_to(b, batch + b.shape[-2:]), platform)
+        return _wrap(ops.reshape(out, batch + (m,)) if vector else out, x1)
+    factors, _, perm = la.kernel("lu", a, platform)
     lu = ops.broadcast_to(factors, batch + factors.shape[-2:])
     perm = ops.broadcast_to(perm, batch + perm.shape[-1:])
     out = la.lu_solve(lu, perm, ops.broadcast_to(b, batch + b.shape[-2:]))
@@ -232,8 +236,10 @@ def solve(x1: Array, x2: Array, /) -> Array:
 
 def inv(x: Array, /) -> Array:
     node = _square(x, "inv")
-    lu, _, perm = _kernel("lu", node, x)
     identity = la.eye(x.shape[:-2], x.shape[-1], x.dtype)
+    if not _config.checks:
+        return _wrap(la.solve(node, identity, x._device.platform), x)
+    lu, _, perm = _kernel("lu", node, x)
     out = la.lu_solve(lu, perm, identity)
     if _config.checks and x.size:
         _checks.nonzero_pivots(out, la.diagonal(lu), f"inv of an array of shape {x.shape}")

@@ -26,6 +26,7 @@ import functools
 import math
 import weakref
 
+import numpy as np
 
 from .. import _blas_threads, _dtypes as dt
 # (imported with the package, not at the first decomposition: it loads no SciPy itself, SciPy's
@@ -34,7 +35,8 @@ from .. import _blas_threads, _dtypes as dt
 from . import lapack_host
 from .core import OpDef, memo, prepared
 from .elementwise import compare, convert
-from .shape import broadcast_in_dim, constant, iota
+from .gather import GATHER
+from .shape import CONCATENATE, IOTA, RESHAPE, broadcast_in_dim, constant, iota
 
 
 def _lu_shapes(shape):
@@ -282,3 +284,77 @@ def triangular_solve(a, b, lower, unit_diagonal=False, platform=None):
     if platform is None and a.op is LINALG_KERNEL:
         platform = a.attrs.platform
     return TRIANGULAR_SOLVE.bind((a, b), TRIANGULAR_SOLVE.Attrs(bool(lower), bool(unit_diagonal), platform))
+
+
+# ---------------------------------------------------------------- LU solve, one node
+
+class _Part:
+    """A stand-in node for one part of a composite's lowering: what the parts' `lower` read."""
+    __slots__ = ("attrs", "shape", "dtype")
+
+    def __init__(self, attrs, shape, dtype):
+        self.attrs, self.shape, self.dtype = attrs, shape, dtype
+
+
+def _lu_solve_rule(args, a):
+    m, b = args
+    if m.dtype is not b.dtype or m.dtype.kind not in "fc" or len(m.shape) < 2 \
+            or m.shape[:-1] != b.shape[:-1] or m.shape[-1] != m.shape[-2] or 0 in m.shape or 0 in b.shape:
+        raise AssertionError(f"lu_solve of {m.shape} and {b.shape}")
+    return b.shape, b.dtype
+
+
+def _lower_lu_solve(e, node, a, b):
+    """The composition `_linalg_ops.lu_solve` records (LU kernel, row gather, two trsm), emitted by
+    those primitives' own lowerings: the same program as the separate nodes."""
+    platform = node.attrs.platform
+    *batch, m, k = node.shape
+    batch, nb = tuple(batch), len(batch)
+    lu = _lower_kernel(e, _Part(LINALG_KERNEL.Attrs("lu", (), platform, 0), None, None), a)
+    perm = _lower_kernel(e, _Part(LINALG_KERNEL.Attrs("lu", (), platform, 2), None, None), a)
+    shape = batch + (m, 1)
+    idx = RESHAPE.lower(e, _Part(None, shape, dt.int32), perm)
+    if nb:
+        coords = [IOTA.lower(e, _Part(IOTA.Attrs(shape, d, dt.int32), shape, dt.int32)) for d in range(nb)]
+        idx = CONCATENATE.lower(e, _Part(CONCATENATE.Attrs(nb + 1), batch + (m, nb + 1), dt.int32), *coords, idx)
+    pb = GATHER.lower(e, _Part(GATHER.Attrs(tuple(range(nb + 1))), node.shape, node.dtype), b, idx)
+    y = TRIANGULAR_SOLVE.lower(e, _Part(TRIANGULAR_SOLVE.Attrs(True, True, platform), node.shape, node.dtype), lu, pb)
+    return TRIANGULAR_SOLVE.lower(e, _Part(TRIANGULAR_SOLVE.Attrs(False, False, platform), node.shape, node.dtype), lu, y)
+
+
+def _evaluate_lu_solve(node, a, b):
+    """One host step: getrf (as the LU kernel's evaluation calls it), b's rows permuted, the two
+    trsm calls of the triangular solves; the same routines on the same values, the same bits."""
+    x = node.args[0]
+    specs = [(s, d.np) for s, d in _outputs("lu", x.shape, x.dtype, ())]
+    lu, _, perm = lapack_host.decompose("lu", (), a, specs)
+    if b.ndim == 2:
+        pb = np.take(b, perm, axis=0)
+    else:
+        pb = np.take_along_axis(b, perm[..., None], axis=-2)
+    y = lapack_host.triangular_solve(lu, pb, True, True)
+    return lapack_host.triangular_solve(lu, y, False, False)
+
+
+def _covers_lu_solve(node):
+    """The CPU only, and calls small enough for one BLAS thread (`_covers_kernel`)."""
+    return node.attrs.platform == "cpu" and _blas_threads.host_may_evaluate(node)
+
+
+def _lu_solve_compile_extra(node):
+    """The separate nodes' extras (the LU's and two trsm's) and the per-node compile time of the
+    parts beyond this one (`_tier_policy.COMPILE_PER_NODE`): 7 nodes, and per batch axis an iota,
+    with one concatenate."""
+    nb = len(node.shape) - 2
+    return 3 * LAPACK_COMPILE_EXTRA + 0.001 * (6 + nb + (1 if nb else 0))
+
+
+LU_SOLVE = OpDef("lu_solve", attrs=("platform",), rule=_lu_solve_rule, lower=_lower_lu_solve,
+                 evaluate=_evaluate_lu_solve, covers=_covers_lu_solve, compile_extra=_lu_solve_compile_extra)
+
+
+def lu_solve(a, b, platform):
+    """x with a x = b for a (..., M, M) and b (..., M, K) of one batch, nonempty, on the CPU
+    platform: one node standing for the LU kernel, the row gather and the two triangular solves
+    (`_linalg_ops.lu_solve`'s composition, which other platforms record)."""
+    return LU_SOLVE.bind((a, b), LU_SOLVE.Attrs(platform))
