@@ -51,6 +51,10 @@ class EngineState:
         # sites of reads whose last graph was split into loop chunks (`_engine._loop_search`):
         # their next read goes to the chunks first, without a plan of the whole graph
         self.split_sites = set()
+        # sites of small reads whose graph the host path (`_host_sync.run`) gave up on lately:
+        # site -> [reads there still to send straight to the engine, the next such run's length]
+        # (`_engine._host_read_skipped`)
+        self.host_misses = {}
         # reads whose graph `_segment.chunks` found no loop in (`_engine._loop_search`): structural
         # key -> `last_chunk` when it looked (the answer holds while that is still the last chunk)
         self.loop_free = {}
@@ -91,6 +95,7 @@ class EngineState:
             self.scalar_buffers.clear()
             self.unsplit_sites.clear()
             self.split_sites.clear()
+            self.host_misses.clear()
             self.cut_site = None
             self.last_chunk = None
             self.chunks_seen = 0
@@ -106,7 +111,8 @@ class EngineState:
         """How many entries each bounded container holds (long-run tests watch these stay flat)."""
         return {"programs": len(self.programs), "variants": len(self.variants), "replays": len(self.replays), "recipes": len(self.recipes),
                 "sightings": len(self.sightings), "scalar_buffers": len(self.scalar_buffers),
-                "unsplit_sites": len(self.unsplit_sites), "split_sites": len(self.split_sites), "loop_free": len(self.loop_free), "checks": len(self.checks),
+                "unsplit_sites": len(self.unsplit_sites), "split_sites": len(self.split_sites),
+                "host_misses": len(self.host_misses), "loop_free": len(self.loop_free), "checks": len(self.checks),
                 "check_lengths": len(self.check_lengths)}
 
 
