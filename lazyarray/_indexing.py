@@ -363,8 +363,12 @@ def setitem(x, key, value, /):
             else:
                 window = _window_write(node.shape, axes, out_shape)
             if window:
-                counts, starts = window
-                args = [node, ops.reshape(vnode, counts)]
+                counts, starts, reshaped = window
+                if vnode.shape == counts or vnode.op is _RESHAPE or vnode.op is _BROADCAST_IN_DIM:
+                    value = ops.reshape(vnode, counts)  # (none, or its rewrites)
+                else:  # (`ops.reshape`'s node, bound at once: its rule holds, one element count)
+                    value = _bind(_RESHAPE, (vnode,), reshaped, counts, vnode.dtype)
+                args = [node, value]
                 for s in starts:
                     args.append(leaf_from_host(s, (), _INT64))  # (`ops.scalar(s, dt.int64)`)
                 x._rebind(_bind(ops.DYNAMIC_UPDATE_SLICE, tuple(args), (), node.shape, node.dtype))
@@ -379,8 +383,9 @@ _window_writes = {}
 
 
 def _window_write(shape, axes, out_shape):
-    """(counts, starts) when `slice_write` of a value of exactly `out_shape` into a node of
-    `shape` binds reshape(value, counts), then dynamic_update_slice(node, it, int64 host starts):
+    """(counts, starts, reshape's attributes for counts) when `slice_write` of a value of exactly
+    `out_shape` into a node of `shape` binds reshape(value, counts), then
+    dynamic_update_slice(node, it, int64 host starts):
     a window of unit steps that is not the whole array, holding more than one element's key
     (`covariances[k] = c`, `log_prob[:, k] = v`); else False. `setitem` binds those two nodes
     at once (the update's rule holds: the window's counts fit inside `shape`, one start per axis,
@@ -392,7 +397,8 @@ def _window_write(shape, axes, out_shape):
             return False
     if tuple([a.span for a in axes]) == shape:
         return False
-    return tuple([a.count for a in axes]), tuple([a.start for a in axes])
+    counts = tuple([a.count for a in axes])
+    return counts, tuple([a.start for a in axes]), ops.reshape_attrs(counts)
 
 
 # The base axes a write through a basic view composes to, by (the view's step, the key's
