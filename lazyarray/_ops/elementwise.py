@@ -161,6 +161,12 @@ def _power(node, a, b):
     if b.ndim == 0:
         if b != 0.5:
             return r
+        if a.ndim == 0:  # (a 0-D base: the two cases below tested on a Python float, exact for
+            # every float dtype: ~2 us against ~6 for the compares and wheres)
+            fa = float(a)
+            if fa == 0.0:
+                return typed(0, node.dtype.np)
+            return typed(np.inf, node.dtype.np) if fa == -np.inf else r
         half = True
     else:
         half = b == 0.5
