@@ -430,17 +430,29 @@ def _lower_convert(e, node, x):
     return e.op("stablehlo.convert", (x,), node.shape, node.dtype)
 
 
-def _float_to_int(x, npdt):
-    """Truncate toward zero, saturating at the integer range; NaN -> 0."""
+def _int_bounds(npdt, float_dtype):
+    """(the first too-large value, the lowest value or None when unsigned (below 0 is too small),
+    the integer range's ends) of a float -> integer conversion (`core.memo`: np.iinfo ~1 us)."""
     info = np.iinfo(npdt)
     bits = npdt.itemsize * 8
-    hi = np.asarray(2.0 ** (bits - 1 if info.min < 0 else bits), x.dtype)  # first too-large value
+    hi = np.asarray(2.0 ** (bits - 1 if info.min < 0 else bits), float_dtype)
+    return hi, np.asarray(info.min, float_dtype) if info.min < 0 else None, info.min, info.max
+
+
+_int_bounds_memo = {}  # (integer dtype, float dtype) -> `_int_bounds`
+
+
+def _float_to_int(x, npdt):
+    """Truncate toward zero, saturating at the integer range; NaN -> 0."""
+    hi, lo, imin, imax = memo(_int_bounds_memo, (npdt, x.dtype), _int_bounds)
     big = x >= hi
-    small = x <= np.asarray(info.min, x.dtype) if info.min < 0 else x < 0
+    small = x <= lo if lo is not None else x < 0
     bad = big | small | np.isnan(x)
+    if not bad.any():  # (every value in range: the wheres below would change nothing)
+        return x.astype(npdt)
     out = np.where(bad, typed(0, x.dtype), x).astype(npdt)
-    out = np.where(big, typed(info.max, npdt), out)
-    return np.where(small, typed(info.min, npdt), out)
+    out = np.where(big, typed(imax, npdt), out)
+    return np.where(small, typed(imin, npdt), out)
 
 
 def _prepare_convert(node):
