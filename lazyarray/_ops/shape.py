@@ -564,26 +564,19 @@ def _pad(node, x, value):
     out = np.full(node.shape, value, node.dtype.np)
     if not node.shape or x.size == 0 or out.size == 0:
         return out if node.shape else x
-    if not any(interior):
-        # edge padding (and cropping) only: x's element i lands at low + i, so what is kept is
-        # one window of x written into one window of the result (~3 us against ~17 for the
-        # index arrays below)
-        dst, src = [], []
-        for n, lo, m in zip(x.shape, low, node.shape):
-            first, last = max(0, -lo), min(n, m - lo)
-            if last <= first:
-                return out
-            src.append(slice(first, last))
-            dst.append(slice(first + lo, last + lo))
-        out[tuple(dst)] = x[tuple(src)]
-        return out
+    # x's element i of an axis lands at lo + i * step (step: interior + 1), an arithmetic
+    # progression: what is kept is one run of i, written into a strided window of the result
+    # (edge padding ~3 us, interior padding of a (5,) bool ~4 us against ~25 for index arrays)
     dst, src = [], []
     for n, lo, it, m in zip(x.shape, low, interior, node.shape):
-        pos = lo + np.arange(n) * (it + 1)
-        keep = (pos >= 0) & (pos < m)
-        dst.append(pos[keep])
-        src.append(np.nonzero(keep)[0])
-    out[np.ix_(*dst)] = x[np.ix_(*src)]
+        step = it + 1
+        first = max(0, -(lo // step))  # (the first i with lo + i * step >= 0)
+        last = min(n, (m - 1 - lo) // step + 1)  # (past the last i with lo + i * step < m)
+        if last <= first:
+            return out
+        src.append(slice(first, last))
+        dst.append(slice(lo + first * step, lo + (last - 1) * step + 1, step))
+    out[tuple(dst)] = x[tuple(src)]
     return out
 
 
