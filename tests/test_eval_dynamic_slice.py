@@ -1,5 +1,6 @@
-"""EVAL: a first-sight dynamic_slice takes its structure's prepared step (`_ops.shape._dynamic_slice`,
-memoized by operand shape and sizes): the same windows as StableHLO's clamped starts, in both tiers."""
+"""EVAL: a first-sight dynamic_slice clamps its starts without min/max calls
+(`_ops.shape._clamped_window`), its prepared step by bounds found once: both the same windows as
+StableHLO's clamped starts, in both tiers."""
 import itertools
 
 import numpy as np

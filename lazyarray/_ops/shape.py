@@ -354,8 +354,9 @@ def _clamped_window(starts, shape, sizes):
     """The slices of a dynamic window: starts clamp so the window fits, as in StableHLO."""
     out = []
     for s, n, size in zip(starts, shape, sizes):
-        lo = min(max(int(s), 0), n - size)
-        out.append(slice(lo, lo + size))
+        lo, top = int(s), n - size
+        lo = 0 if lo < 0 else top if lo > top else lo  # (min(max(lo, 0), top) without two calls:
+        out.append(slice(lo, lo + size))  # a first-sight window ~0.15 us less an axis)
     return tuple(out)
 
 
@@ -401,6 +402,16 @@ def _one_axis(bounds):
     return i, bounds[i][0], bounds[i][1], fixed[:i], fixed[i + 1:]
 
 
+def _prepare_dynamic_slice(node):
+    """`DYNAMIC_SLICE`'s step with its clamping bounds found once (`core.prepared`); a partial
+    over a tuple of ints, not a closure (one object a kept program's garbage collector visits)."""
+    bounds = _window_bounds(node.args[0].shape, node.attrs.sizes)
+    one = _one_axis(bounds)
+    if one is not None:
+        return functools.partial(_dynamic_slice_one, *one)
+    return functools.partial(_dynamic_slice_step, bounds)
+
+
 def _dynamic_slice_step(bounds, x, *starts):
     return x[_window(bounds, starts)]
 
@@ -412,36 +423,12 @@ def _dynamic_slice_one(i, size, top, before, after, x, *starts):
     return x[before + (slice(lo, lo + size),) + after]
 
 
-# (operand shape, slice sizes) -> `_prepare_dynamic_slice`'s step (`core.memo`): a first-sight
-# evaluation takes the prepared form too (SciPy's table's first pass: ~480 windows, most of a few
-# structures; (10, 4) -> (10, 1): ~1.1 -> ~0.6 us a window)
-_dynamic_slice_steps = {}
-
-
-def _dynamic_slice_step_for(shape, sizes):
-    bounds = _window_bounds(shape, sizes)
-    one = _one_axis(bounds)
-    if one is not None:
-        return functools.partial(_dynamic_slice_one, *one)
-    return functools.partial(_dynamic_slice_step, bounds)
-
-
-def _prepare_dynamic_slice(node):
-    """`DYNAMIC_SLICE`'s step with its clamping bounds found once (`core.prepared`); a partial
-    over a tuple of ints, not a closure (one object a kept program's garbage collector visits)."""
-    return memo(_dynamic_slice_steps, (node.args[0].shape, node.attrs.sizes), _dynamic_slice_step_for)
-
-
-def _dynamic_slice(node, x, *starts):
-    """x's window at the (clamped) starts, by the step of its structure (`_prepare_dynamic_slice`)."""
-    return memo(_dynamic_slice_steps, (x.shape, node.attrs.sizes), _dynamic_slice_step_for)(x, *starts)
-
-
 DYNAMIC_SLICE = OpDef(
     "dynamic_slice", attrs=("sizes",), rule=_dynamic_slice_rule,
     lower=lambda e, node, x, *starts: e.op("stablehlo.dynamic_slice", (x, *starts), node.shape, node.dtype,
                                            f"slice_sizes = {i64_array(node.attrs.sizes)}"),
-    evaluate=prepared(_prepare_dynamic_slice)(_dynamic_slice),
+    evaluate=prepared(_prepare_dynamic_slice)(
+        lambda node, x, *starts: x[_clamped_window(starts, x.shape, node.attrs.sizes)]),
     covers=_starts_signed(1))
 
 
