@@ -77,6 +77,19 @@ def _fix_zero_sign(result, x, kind, axis, accumulate):
         # its nonzero elements (NaN counts, -0.0 does not) costs ~0.2 us, `(result == 0).any()`
         # ~1.4 us, at every float max/min of both tiers)
         return result
+    if result.ndim == 0:
+        # a whole reduction's zero: a max of 0 has no NaN and no element above 0, so +0.0 is
+        # there iff some element's sign bit is clear; a min's -0.0 iff some sign bit is set.
+        # The winning zero is already numpy's when it has its sign (~1.2 us), else one test of
+        # the sign bits decides (~3 us against ~7 for the general tests below)
+        neg = math.copysign(1.0, float(result)) < 0.0
+        if kind == "max":
+            if not neg or np.signbit(x).all():
+                return result
+            return np.asarray(typed(0, x.dtype))
+        if neg or not np.signbit(x).any():
+            return result
+        return np.asarray(-typed(0, x.dtype))
     want = (x == 0) & (~np.signbit(x) if kind == "max" else np.signbit(x))
     if accumulate:
         present = np.logical_or.accumulate(want, axis=axis) if want.size else want
