@@ -8,7 +8,7 @@ import pytest
 import lazyarray as xp
 from lazyarray import _indexing
 from lazyarray._array_object import _View
-from pattern_writes import writes_bind_the_general_nodes
+from pattern_checks import writes_bind_the_general_nodes
 
 pytestmark = pytest.mark.usefixtures("both_tiers")
 

@@ -7,7 +7,7 @@ import pytest
 
 import lazyarray as xp
 from lazyarray import _indexing
-from pattern_writes import writes_bind_the_general_nodes
+from pattern_checks import general, writes_bind_the_general_nodes
 
 pytestmark = pytest.mark.usefixtures("both_tiers")
 
@@ -21,16 +21,6 @@ KEYS = {
 }
 
 
-def _general(fn):
-    """fn() run by the general path (no key has a pattern)."""
-    mp = pytest.MonkeyPatch()
-    mp.setattr(_indexing, "_pattern", lambda key: None)
-    try:
-        return fn()
-    finally:
-        mp.undo()
-
-
 @pytest.mark.parametrize("shape", list(KEYS))
 def test_numpy_bound_reads_bind_the_general_nodes(shape):
     a_np = np.arange(float(np.prod(shape))).reshape(shape) - 3.5
@@ -39,7 +29,7 @@ def test_numpy_bound_reads_bind_the_general_nodes(shape):
             if first:
                 _indexing._read_plans.clear()
             for x in (xp.asarray(a_np), xp.asarray(a_np) * 1.0):
-                got, ref = x[key], _general(lambda: x[key])
+                got, ref = x[key], general(lambda: x[key])
                 assert type(got) is type(ref) and got.shape == a_np[key].shape, (shape, key)
                 assert xp.graph_text(got) == xp.graph_text(ref), (shape, key)
                 np.testing.assert_array_equal(np.asarray(got), a_np[key])
@@ -75,7 +65,7 @@ def test_numpy_bound_bad_keys_keep_their_errors(key, exc):
         with pytest.raises(exc) as got:
             x[key]
         with pytest.raises(exc) as ref:
-            _general(lambda: x[key])
+            general(lambda: x[key])
         assert str(got.value) == str(ref.value)
         with pytest.raises(exc):
             x[key] = 1.0

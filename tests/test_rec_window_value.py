@@ -7,18 +7,9 @@ import numpy as np
 import pytest
 
 import lazyarray as xp
-from lazyarray import _indexing
+from pattern_checks import general
 
 pytestmark = pytest.mark.usefixtures("both_tiers")
-
-
-def _general(fn):
-    mp = pytest.MonkeyPatch()
-    mp.setattr(_indexing, "_pattern", lambda key: None)
-    try:
-        return fn()
-    finally:
-        mp.undo()
 
 
 def _values(sel, rng):
@@ -46,7 +37,7 @@ def test_window_value_nodes_as_the_general_path(shape, key, kind):
         fast, slow = xp.asarray(a_np) * 1.0, xp.asarray(a_np) * 1.0
         value, value_np = make()
         fast[key] = value
-        _general(lambda: slow.__setitem__(key, value))
+        general(lambda: slow.__setitem__(key, value))
         assert xp.graph_text(fast) == xp.graph_text(slow), (kind, key)
         want = a_np.copy()
         want[key] = value_np

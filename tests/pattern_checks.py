@@ -1,11 +1,18 @@
-"""The write check shared by the indexing pattern tests: `x[key] = value` through
-`_indexing._pattern`'s memoized plans binds node for node what the general path (no pattern)
-binds, and gives numpy's values."""
+"""What the indexing pattern tests share: running a call by the general path (no key has a
+pattern), and the write check: `x[key] = value` through `_indexing._pattern`'s memoized plans
+binds node for node what the general path binds, and gives numpy's values."""
 import numpy as np
 import pytest
 
 import lazyarray as xp
 from lazyarray import _indexing
+
+
+def general(fn):
+    """fn() run by the general path (no key has a pattern)."""
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(_indexing, "_pattern", lambda key: None)
+        return fn()
 
 
 def writes_bind_the_general_nodes(a_np, key, values):
@@ -18,9 +25,7 @@ def writes_bind_the_general_nodes(a_np, key, values):
             x, ref = xp.asarray(a_np) + 0.0, xp.asarray(a_np) + 0.0
             v = value if isinstance(value, float) else xp.asarray(value)
             x[key] = v
-            with pytest.MonkeyPatch.context() as m:
-                m.setattr(_indexing, "_pattern", lambda key: None)
-                ref[key] = v
+            general(lambda: ref.__setitem__(key, v))
             assert xp.graph_text(x) == xp.graph_text(ref), (a_np.shape, key)
             want = a_np.copy()
             want[key] = value
