@@ -53,7 +53,7 @@ class EngineState:
         self.split_sites = set()
         # sites of small reads whose graph the host path (`_host_sync.run`) gave up on lately:
         # site -> [reads there still to send straight to the engine, the next such run's length]
-        # (`_engine._host_read_skipped`)
+        # (`_engine._host_read`)
         self.host_misses = {}
         # reads whose graph `_segment.chunks` found no loop in (`_engine._loop_search`): structural
         # key -> `last_chunk` when it looked (the answer holds while that is still the last chunk)

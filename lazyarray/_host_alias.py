@@ -48,7 +48,6 @@ node read of the family while it lives.
 """
 from __future__ import annotations
 
-import contextlib
 import math
 import sys
 import weakref
@@ -239,25 +238,25 @@ def _agrees(host, node):
     return bool((_words(host) == _words(value)).all())
 
 
-@contextlib.contextmanager
-def _holding(root):
-    """The family of `root` under the write lock and marked busy, or None when it has none or
-    this thread is inside its flush or refresh already (they rebind, which calls back here).
-    Also None when this thread holds the engine lock and another holds the write lock: that one
-    may be an export waiting for the engine lock, so waiting here would deadlock (a sync's walk
-    that read a handle's node as its class was swapped to `_HostAliased` mid-call, through the
-    flushing `_node`: seen in `_graph`'s component pruning); the next read flushes instead."""
+def _with_family(root, fn, *args):
+    """fn(root, family, *args) with the family of `root` under the write lock and marked busy;
+    nothing when it has none or this thread is inside its flush or refresh already (they rebind,
+    which calls back here). Nothing either when this thread holds the engine lock and another
+    holds the write lock: that one may be an export waiting for the engine lock, so waiting here
+    would deadlock (a sync's walk that read a handle's node as its class was swapped to
+    `_HostAliased` mid-call, through the flushing `_node`: seen in `_graph`'s component pruning);
+    the next read flushes instead. (A plain call, not a context manager: a flush runs at reads of
+    every aliased family, and a generator-based one cost more than the rest of a flush of one
+    small alias.)"""
     if not write_lock.acquire(blocking=not _engine_lock._is_owned()):
-        yield None
         return
     try:
         fam = _families.get(id(root))
         if fam is None or fam.busy or fam.root_ref() is not root:
-            yield None
             return
         fam.busy = True
         try:
-            yield fam
+            fn(root, fam, *args)
         finally:
             fam.busy = False
     finally:
@@ -267,23 +266,8 @@ def _holding(root):
 def flush(root, capture=True):
     """Take in what was written into the family's host aliases; forget those nobody holds. With
     `capture` (a read of the node that may hand it to a new user), a shared alias unshares."""
-    if id(root) not in _families:
-        return
-    # (`_holding`'s steps written out: a flush runs at reads of every aliased family, and the
-    # generator-based context manager costs more than the rest of a flush of one small alias)
-    if not write_lock.acquire(blocking=not _engine_lock._is_owned()):
-        return
-    try:
-        fam = _families.get(id(root))
-        if fam is None or fam.busy or fam.root_ref() is not root:
-            return
-        fam.busy = True
-        try:
-            _flush(root, fam, capture)
-        finally:
-            fam.busy = False
-    finally:
-        write_lock.release()
+    if id(root) in _families:
+        _with_family(root, _flush, capture)
 
 
 def _flush(root, fam, capture=True):
@@ -310,7 +294,7 @@ def _flush(root, fam, capture=True):
         if gone:
             dropped.append(a)
     if taken:
-        _refresh(fam)
+        _refresh(root, fam)
     for a in dropped:
         fam.aliases.remove(a)
     if not fam.aliases and fam.shared is None:
@@ -319,14 +303,11 @@ def _flush(root, fam, capture=True):
 
 def after_write(root):
     """The family was written through lazyarray: copy the new values into its host aliases."""
-    if id(root) not in _families:
-        return
-    with _holding(root) as fam:
-        if fam is not None:
-            _refresh(fam)
+    if id(root) in _families:
+        _with_family(root, _refresh)
 
 
-def _refresh(fam):
+def _refresh(root, fam):
     """Copy into each host alias the elements of its holder that changed since they last agreed.
     Only those: the rest of the numpy array may hold writes not yet taken in (another thread may
     be filling it right now), which a whole copy would undo."""
