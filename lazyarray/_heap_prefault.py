@@ -50,18 +50,11 @@ def _glibc():
     """(sbrk, malloc, free, madvise) of glibc, or None (resolved once)."""
     global _fns
     if _fns is _UNRESOLVED:
-        lib, fns = _libc.glibc(), None
-        try:
-            sbrk, malloc, free, madvise = lib.sbrk, lib.malloc, lib.free, lib.madvise
-        except AttributeError:  # (lib None, or a C library without them)
-            pass
-        else:
-            sbrk.argtypes, sbrk.restype = (ctypes.c_ssize_t,), ctypes.c_void_p
-            malloc.argtypes, malloc.restype = (ctypes.c_size_t,), ctypes.c_void_p
-            free.argtypes, free.restype = (ctypes.c_void_p,), None
-            madvise.argtypes, madvise.restype = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int), ctypes.c_int
-            fns = (sbrk, malloc, free, madvise)
-        _fns = fns
+        fns = (_libc.function("sbrk", ctypes.c_void_p, ctypes.c_ssize_t),
+               _libc.function("malloc", ctypes.c_void_p, ctypes.c_size_t),
+               _libc.function("free", None, ctypes.c_void_p),
+               _libc.function("madvise", ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int))
+        _fns = None if None in fns else fns  # (not glibc, or a C library without them)
     return _fns
 
 

@@ -35,16 +35,9 @@ raised = False   # whether this process raised them (`_heap_prefault` grows the 
 
 def _glibc():
     """The C library's malloc and free when it is glibc, else None."""
-    libc = _libc.glibc()
-    if libc is None:
-        return None
-    try:
-        malloc, free = libc.malloc, libc.free
-    except AttributeError:
-        return None
-    malloc.argtypes, malloc.restype = (ctypes.c_size_t,), ctypes.c_void_p
-    free.argtypes, free.restype = (ctypes.c_void_p,), None
-    return malloc, free
+    malloc = _libc.function("malloc", ctypes.c_void_p, ctypes.c_size_t)
+    free = _libc.function("free", None, ctypes.c_void_p)
+    return None if malloc is None or free is None else (malloc, free)
 
 
 def raise_thresholds(nbytes: int | None = None) -> bool:

@@ -48,12 +48,7 @@ def _malloc_trim():
     """glibc's malloc_trim, or None (resolved once)."""
     global _trim
     if _trim is _UNRESOLVED:
-        lib = _libc.glibc()
-        fn = getattr(lib, "malloc_trim", None) if lib is not None else None
-        if fn is not None:
-            fn.argtypes = (ctypes.c_size_t,)
-            fn.restype = ctypes.c_int
-        _trim = fn
+        _trim = _libc.function("malloc_trim", ctypes.c_int, ctypes.c_size_t)
     return _trim
 
 
