@@ -506,34 +506,28 @@ def _element_run(node, vnode, axes):
     # their rules hold by construction, and the verifier checks them again at the sync)
     dtype = node.dtype
     if srcs is None:  # positions 0, 1, ..., k-1: a prefix of vec (vec itself when it is all)
-        upd = vec if k == n else _bind(ops.SLICE, (vec,), _prefix(k), (k,), dtype)
+        upd = vec if k == n else _bind(ops.SLICE, (vec,), ops.memo(_prefixes, (k,), _prefix_attrs), (k,), dtype)
     else:
         positions = leaf_from_host(np.array(srcs, np.int64).reshape(k, 1), (k, 1), _INT64)
         upd = _bind(ops.GATHER, (vec, positions), _FIRST_AXIS, (k,), dtype)
     # (the run's rows so far: its buffer's first k rows, which no later write changes; the run's
     # next write fills row k, outside this leaf's value)
     idx = leaf_from_host(buf[:k], (k, nd), _INT64)
-    out = _bind(_SCATTER, (base, idx, upd), _set_all(nd), node.shape, dtype)
+    out = _bind(_SCATTER, (base, idx, upd), ops.memo(_set_alls, (nd,), _set_all_attrs), node.shape, dtype)
     _last_run[0] = (_weakref(out), _weakref(vec), buf, k, srcs)
     return out
 
 
-def _prefix(k):
-    attrs = _prefixes.get(k)
-    if attrs is None:
-        attrs = _prefixes[k] = ops.SLICE.Attrs((0,), (k,), (1,))  # (k <= RUN_MAX: bounded)
-    return attrs
+def _prefix_attrs(k):
+    return ops.SLICE.Attrs((0,), (k,), (1,))
 
 
-def _set_all(nd):
-    attrs = _set_alls.get(nd)
-    if attrs is None:
-        attrs = _set_alls[nd] = _SCATTER.Attrs(tuple(range(nd)), "set")  # (one per rank)
-    return attrs
+def _set_all_attrs(nd):
+    return _SCATTER.Attrs(tuple(range(nd)), "set")
 
 
-_prefixes = {}  # k -> the attributes of slice(vec, [0], [k])
-_set_alls = {}  # rank -> the attributes of a 'set' scatter over every axis
+_prefixes = {}  # (k,) -> the attributes of slice(vec, [0], [k]) (`core.memo`; k <= RUN_MAX)
+_set_alls = {}  # (rank,) -> the attributes of a 'set' scatter over every axis (`core.memo`)
 _FIRST_AXIS = ops.GATHER.Attrs((0,))
 
 
