@@ -73,12 +73,17 @@ def test_nothing_is_held_without_raised_thresholds(tmp_path):
     assert held == 0 and populated == 0
 
 
-@glibc_only
-def test_hold_populate_release_in_process(monkeypatch):
+def _fresh_state(monkeypatch):
+    """_heap_prefault as a fresh process has it, with the thresholds raised (what `hold` needs)."""
     monkeypatch.setattr(_heap_prefault, "held", [])
     monkeypatch.setattr(_heap_prefault, "_work_break", None)
     monkeypatch.setattr(_heap_prefault, "_released", 0)
     monkeypatch.setattr(_heap_threshold, "raised", True)
+
+
+@glibc_only
+def test_hold_populate_release_in_process(monkeypatch):
+    _fresh_state(monkeypatch)
     assert not _heap_prefault.hold(_heap_prefault.MIN_BYTES - 1)
     assert _heap_prefault.hold(2 * _heap_prefault.CHUNK + 1)
     assert len(_heap_prefault.held) == 3
@@ -107,10 +112,7 @@ def test_nothing_is_held_when_thresholds_were_not_raised(monkeypatch):
 def test_a_fork_while_the_lock_is_held_does_not_block_the_child(monkeypatch):
     """The child of a fork made while the compile thread held the lock releases without waiting."""
     import warnings
-    monkeypatch.setattr(_heap_prefault, "held", [])
-    monkeypatch.setattr(_heap_prefault, "_work_break", None)
-    monkeypatch.setattr(_heap_prefault, "_released", 0)
-    monkeypatch.setattr(_heap_threshold, "raised", True)
+    _fresh_state(monkeypatch)
     assert _heap_prefault.hold(_heap_prefault.CHUNK)
     with _heap_prefault._lock, warnings.catch_warnings():
         warnings.simplefilter("ignore")  # (os.fork in a process with threads)
