@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 import lazyarray as xp
+from source_lines import line_of
 from lazyarray import _config
 
 
@@ -73,12 +74,7 @@ def test_guard_message_names_the_site(fresh, monkeypatch):
 # ---------------------------------------------------------------- the LAZYARRAY_DEBUG ladder
 
 def _line_of(marker):
-    """The line number of this file's line that contains `marker` (a comment)."""
-    with open(__file__) as f:
-        for i, line in enumerate(f, 1):
-            if marker in line and "_line_of" not in line:
-                return i
-    raise AssertionError(marker)
+    return line_of(__file__, marker)
 
 
 def test_debug_1_one_line_per_compile_with_the_users_line(fresh, monkeypatch, capsys):

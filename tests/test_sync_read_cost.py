@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import lazyarray as xp
+from source_lines import line_of
 from lazyarray import _config, _graph
 from lazyarray._engine_state import state
 from lazyarray._graph import lock, pending
@@ -117,11 +118,7 @@ def test_shown_list_stays_bounded(compiled_now, monkeypatch):
 
 
 def _line_of(marker):
-    with open(__file__) as f:
-        for k, line in enumerate(f, 1):
-            if marker in line and "_line_of" not in line:
-                return k
-    raise AssertionError(marker)
+    return line_of(__file__, marker)
 
 
 def test_read_sites_are_the_users_line(compiled_now):
