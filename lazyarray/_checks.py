@@ -28,6 +28,7 @@ import weakref
 import numpy as np
 
 from . import _dtypes as dt
+from ._bounded import keep
 from . import _ops as ops
 from ._engine_state import state
 from ._metrics import format_site, user_site
@@ -91,9 +92,7 @@ def _length(n):
     constant node is never realized, so graphs can share it)."""
     node = _lengths.get(n)
     if node is None:
-        if len(_lengths) > 256:
-            _lengths.clear()
-        node = _lengths[n] = ops.constant(n, dt.uint64)
+        node = keep(_lengths, n, ops.constant(n, dt.uint64), 256)
     return node
 
 

@@ -28,6 +28,7 @@ import threading
 import numpy as np
 
 from . import _dtypes as dt
+from ._bounded import keep
 from . import _ops as ops
 from ._graph import Node, pending
 from ._ops.core import host_step, node_value, prepared
@@ -203,8 +204,6 @@ class _Template:
         """[(node at `shape`, operand positions, kept value or None)] (bounded memo)."""
         steps = self._at.get(shape)
         if steps is None:
-            if len(self._at) >= 64:
-                self._at.clear()
             made, steps = [], []
             for n, pos in zip(self.order, self.positions):
                 args = tuple([None if p < 0 else made[p] for p in pos])
@@ -216,7 +215,7 @@ class _Template:
                     kept = node_value(m.op.evaluate(m), m)
                     kept.flags.writeable = False
                 steps.append((m, pos, kept))
-            self._at[shape] = steps
+            keep(self._at, shape, steps, 64)
         return steps
 
 
@@ -228,14 +227,12 @@ class _Template:
         (for `node_value`); a constant is its kept value."""
         steps = self._steps.get(shape)
         if steps is None:
-            if len(self._steps) >= 64:
-                self._steps.clear()
             steps = []
             for m, pos, kept in self.at(shape):
                 places = tuple([0 if p < 0 else p + 1 for p in pos])
                 fn = None if kept is not None else host_step(m)
                 steps.append((fn, places, kept, m.dtype.np, m.shape, m))
-            self._steps[shape] = steps
+            keep(self._steps, shape, steps, 64)
         return steps
 
 

@@ -26,6 +26,7 @@ import math
 import numpy as np
 
 from . import _checks, _config, _host_sync, _runtime, _segment
+from ._bounded import keep
 from ._engine_state import state
 from ._graph import Plan, computed_nodes, lock as _lock, pending
 from ._metrics import metrics, user_site
@@ -119,9 +120,7 @@ def _host_read(targets, site):
             del misses[site]
         return True
     if m is None:
-        if len(misses) >= HOST_MISSES_KEPT:
-            misses.clear()
-        misses[site] = [1, 2]
+        keep(misses, site, [1, 2], HOST_MISSES_KEPT)
     else:
         m[0] = m[1]
         m[1] = min(2 * m[1], HOST_MISS_SKIPS)
@@ -243,10 +242,7 @@ def _loop_search(plan, outputs, traced, device, site):
         plan = Plan(outputs)  # what the chunks left: less than one chunk
         return plan if plan.order else None
     if skey is not None:
-        memo = state.loop_free
-        if len(memo) >= LOOP_FREE_KEPT:
-            memo.clear()
-        memo[skey] = state.last_chunk
+        keep(state.loop_free, skey, state.last_chunk, LOOP_FREE_KEPT)
         _hand_key(plan, skey)
     return plan
 

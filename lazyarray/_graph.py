@@ -22,6 +22,8 @@ import itertools
 import threading
 import weakref
 
+from ._bounded import keep
+
 # The engine lock: held for a whole sync (realize, cut, read), by `_engine`. Re-entrant because a
 # sync can trace (a cut inside a data-dependent shape) and start another sync.
 lock = threading.RLock()
@@ -683,15 +685,11 @@ class Plan:
         # `state.replays`, ...), and each lookup of an equal but distinct key compares the two
         # element by element (~1 us for a small graph); the interned one is matched by identity
         known = _interned.get(key)
-        if known is None:
-            if len(_interned) >= INTERNED_KEYS:
-                del _interned[next(iter(_interned))]  # (the oldest: one cache's worth is kept)
+        if known is None:  # (past one cache's worth, the oldest is dropped)
             known = _shared(key)
-            _interned[known] = known
+            keep(_interned, known, known, INTERNED_KEYS, oldest=True)
         if kept is None:
-            if len(_recent) >= RECENT_KEYS:
-                del _recent[next(iter(_recent))]  # (the oldest)
-            _recent[near] = [(known, list(known[:-1]))]
+            keep(_recent, near, [(known, list(known[:-1]))], RECENT_KEYS, oldest=True)
         else:  # (structures sharing a fingerprint: the last few, newest first)
             kept.insert(0, (known, list(known[:-1])))
             del kept[RECENT_PER_FINGERPRINT:]

@@ -44,6 +44,7 @@ import weakref
 import numpy as np
 
 from . import _checks, _config, _verify
+from ._bounded import keep
 from . import _dtypes as dt
 from ._interpret import FIXED_OPS, fixed_value, leaf_value, numpy_errors_loud, numpy_errors_quiet
 from . import _ops as ops
@@ -468,9 +469,7 @@ def _leaf(leaf):
     v = leaf_value(leaf)
     if not v.flags.owndata and v.nbytes <= VIEWED_BYTES and v.dtype is leaf.dtype.np \
             and v.shape == leaf.shape and v.base is not None:
-        if len(_buffer_views) >= BUFFER_VIEWS_KEPT:
-            del _buffer_views[next(iter(_buffer_views))]  # (the oldest)
-        _buffer_views[id(buf)] = (buf, v)
+        keep(_buffer_views, id(buf), (buf, v), BUFFER_VIEWS_KEPT, oldest=True)
     return v
 
 

@@ -13,6 +13,7 @@ from weakref import ref as _weakref
 import numpy as np
 
 from . import _dtypes as dt
+from ._bounded import keep
 from . import _ops as ops
 from . import _host_sync, _mask_index, _views
 from ._advanced_indexing import getitem_advanced, setitem_advanced, whole_mask_write
@@ -125,12 +126,6 @@ _write_plans = {}  # (shape, pattern) -> (axes, out_shape)
 _PLAN_CACHE = 4096
 
 
-def _store(cache, key, value):
-    if len(cache) >= _PLAN_CACHE:
-        cache.clear()
-    cache[key] = value
-
-
 # The `_Axis` objects the kept plans hold, one per distinct value (an _Axis is never changed once
 # made, and is compared by identity only as part of a key of a pure function of its values):
 # SciPy's table keeps ~400 read plans with ~740 axes of ~140 distinct values, and what the caches
@@ -139,16 +134,14 @@ def _store(cache, key, value):
 _kept_axes = {}  # (start, span, step, count, drop) -> _Axis
 
 
-def _keep(axes):
+def _shared_axes(axes):
     """`axes` (a list of _Axis) with each replaced by the kept _Axis of its values."""
     out = []
     for a in axes:
         k = (a.start, a.span, a.step, a.count, a.drop)
         b = _kept_axes.get(k)
         if b is None:
-            if len(_kept_axes) >= _PLAN_CACHE:
-                _kept_axes.clear()
-            b = _kept_axes[k] = a
+            b = keep(_kept_axes, k, a, _PLAN_CACHE)
         out.append(b)
     return out
 
@@ -163,13 +156,13 @@ def _basic_read(x, key, pattern):
     if hit is None:
         items = expand(key, len(node.shape))
         axes, out_shape, strides = plan(node.shape, items, strides_of(x))
-        axes = _keep(axes)
+        axes = _shared_axes(axes)
         copy = all_integers(key, items)
         # (the view step is kept with the plan and shared by every view made from it, as
         # reshape's: a step holds no state, only the axes and shape it reads)
         hit = (axes, out_shape, strides, copy, read_recipe(node.shape, axes, out_shape),
                None if copy else BasicIndex(axes, out_shape), _whole_reshape(node.shape, axes, out_shape))
-        _store(_read_plans, cache_key, hit)
+        keep(_read_plans, cache_key, hit, _PLAN_CACHE)
     axes, out_shape, strides, copy, recipe, step, whole = hit
     if whole is not None and node.op is not _RESHAPE and node.op is not _BROADCAST_IN_DIM:
         # slice_read's one node for this key (the whole array, a new shape: `ops.reshape`,
@@ -332,8 +325,8 @@ def setitem(x, key, value, /):
                 return setitem_advanced(x, items, vnode)
         axes, out_shape, _ = plan(meta.shape, items)
         if pattern is not None:
-            axes = _keep(axes)
-            _store(_write_plans, (meta.shape, pattern), (axes, out_shape))
+            axes = _shared_axes(axes)
+            keep(_write_plans, (meta.shape, pattern), (axes, out_shape), _PLAN_CACHE)
     else:  # (a key seen at this shape: its checks passed then, and the value's come first)
         vnode = _value_node(x, meta.dtype, value)
         axes, out_shape = hit
@@ -359,7 +352,7 @@ def setitem(x, key, value, /):
                 window = _window_writes.get(key)
                 if window is None:
                     window = _window_write(node.shape, axes, out_shape)
-                    _store(_window_writes, key, window)
+                    keep(_window_writes, key, window, _PLAN_CACHE)
             else:
                 window = _window_write(node.shape, axes, out_shape)
             if window:
@@ -418,8 +411,8 @@ def _write_target(x, axes, pattern):
             key = (x._step, pattern)
             composed = _composed.get(key)
             if composed is None:
-                composed = _keep(compose(x._step, axes))
-                _store(_composed, key, composed)
+                composed = _shared_axes(compose(x._step, axes))
+                keep(_composed, key, composed, _PLAN_CACHE)
             axes = composed
         x = x._base
         while type(x) is _View and type(x._step) is BasicIndex:  # (a view of a view)

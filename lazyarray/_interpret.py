@@ -26,6 +26,7 @@ import time
 import numpy as np
 
 from . import _runtime
+from ._bounded import keep
 from ._blas_threads import _KERNEL_OPS, host_program_window, is_tiny
 from ._graph import Plan
 from ._ops.core import host_step, node_value
@@ -412,10 +413,7 @@ def step_for(op, key):
         # operands' shapes and dtypes alive, not the graph above it)
         operands = tuple([Stub(None, (), (), key[i], key[i + 1]) for i in range(5, len(key), 2)])
         stub = Stub(op, operands, key[2], key[3], key[4])
-        fn = host_step(stub)
-        if len(_STEPS) >= STEPS_KEPT:
-            _STEPS.clear()
-        _STEPS[key] = fn
+        fn = keep(_STEPS, key, host_step(stub), STEPS_KEPT)
     return fn
 
 
@@ -436,9 +434,7 @@ def int_value(leaf):
         v = leaf_value(leaf)
         if v.base is None:
             v.flags.writeable = False
-            if len(_INT_VALUES) >= INT_VALUES_KEPT:
-                _INT_VALUES.clear()
-            _INT_VALUES[key] = v
+            keep(_INT_VALUES, key, v, INT_VALUES_KEPT)
     return v
 
 

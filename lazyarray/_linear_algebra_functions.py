@@ -6,6 +6,7 @@ import operator
 from collections.abc import Sequence
 
 from . import _dtypes as dt
+from ._bounded import keep
 from . import _ops as ops
 from ._array_object import Array
 from ._graph import bind as _bind
@@ -61,10 +62,7 @@ def _product(a, b):
     hit = _products.get(key)
     if hit is None:
         attrs = _DOT_GENERAL.Attrs((), (), (lc,), (rc,))
-        hit = (attrs, _DOT_GENERAL.rule((x, y), attrs)[0])
-        if len(_products) >= _PRODUCTS:
-            _products.clear()
-        _products[key] = hit
+        hit = keep(_products, key, (attrs, _DOT_GENERAL.rule((x, y), attrs)[0]), _PRODUCTS)
     return _bind(_DOT_GENERAL, (x, y), hit[0], hit[1], dtype)
 
 

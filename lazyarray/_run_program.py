@@ -24,6 +24,7 @@ import time
 import numpy as np
 
 from . import _blas_threads, _checks, _config, _dtypes, _runtime, _segment, _sharded_run, _tier_policy, _verify
+from ._bounded import keep
 from ._engine_state import state
 from ._graph import Plan, pending, scalar_leaves, split_leaves
 from ._metrics import metrics
@@ -242,9 +243,7 @@ def _recipe(plan, node, key, compiled, replay, device, skey=None, entry=None):
     fp = (node.op, node.shape)
     kept = recipes.get(fp)
     if kept is None:
-        if len(recipes) >= max(_config.cache_size, 1):
-            del recipes[next(iter(recipes))]
-        recipes[fp] = [recipe]
+        keep(recipes, fp, [recipe], max(_config.cache_size, 1), oldest=True)
     else:
         kept.insert(0, recipe)
         del kept[RECIPES_PER_ROOT:]
@@ -307,9 +306,8 @@ def _matcher(sig):
     namespace = dict(consts)
     code = _matcher_codes.get(text)
     if code is None:  # (the text names the signature's values, kept in `consts`: equal texts, one code)
-        if len(_matcher_codes) >= MATCHER_CODES_KEPT:
-            del _matcher_codes[next(iter(_matcher_codes))]
-        code = _matcher_codes[text] = compile(text, "<lazyarray recipe>", "exec")
+        code = keep(_matcher_codes, text, compile(text, "<lazyarray recipe>", "exec"), MATCHER_CODES_KEPT,
+                    oldest=True)
     exec(code, namespace)
     return namespace["match"]
 
@@ -468,11 +466,8 @@ _IMMUTABLE_SCALARS = frozenset((float, int, bool, complex))
 
 
 def _replay(key, compiled, leaves):
-    replays = state.replays
-    replay = replays[key] = Replay(compiled, leaves)
-    if len(replays) > max(_config.cache_size, 1):  # (as many as the programs kept)
-        del replays[next(iter(replays))]
-    return replay
+    return keep(state.replays, key, Replay(compiled, leaves), max(_config.cache_size, 1),  # (as many
+                oldest=True)                                                             # as the programs kept)
 
 
 def _inputs(leaves, device):
@@ -503,9 +498,7 @@ def packed_buffer(values, dtype, device):
         n = len(values)
         packer = _packers.get((n, codes[1]))
         if packer is None:
-            packer = _packers[(n, codes[1])] = struct.Struct(f"<{n}{codes[1]}").pack
-            if len(_packers) > 1024:
-                del _packers[next(iter(_packers))]
+            packer = keep(_packers, (n, codes[1]), struct.Struct(f"<{n}{codes[1]}").pack, 1024, oldest=True)
         try:
             data = packer(*values)
         except (struct.error, OverflowError, TypeError):
@@ -528,10 +521,8 @@ def host_buffer(vec, device):
     skey = (device.id, vec.dtype.str, vec.shape, vec.tobytes())  # a 0-D value and a 1-vector share bytes
     buf = scalar_buffers.get(skey)
     if buf is None:
-        buf = scalar_buffers[skey] = _runtime.put(vec, device._pjrt)
+        buf = keep(scalar_buffers, skey, _runtime.put(vec, device._pjrt), SCALAR_CACHE_SIZE, oldest=True)
         metrics.bytes_to_device += vec.nbytes
-        if len(scalar_buffers) > SCALAR_CACHE_SIZE:
-            del scalar_buffers[next(iter(scalar_buffers))]
     return buf
 
 

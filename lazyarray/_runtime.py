@@ -27,6 +27,7 @@ from jaxlib import xla_client as _xc  # noqa: E402
 from jaxlib import version as _jaxlib_version_module  # noqa: E402
 
 from . import _compile_process, _config, _disk_cache  # noqa: E402
+from ._bounded import keep  # noqa: E402
 
 _jaxlib_version = _jaxlib_version_module.__version__
 
@@ -246,11 +247,9 @@ def _memory(buffer, nbytes):
     holds the array, so the block lives exactly as long as some numpy array shows the memory;
     it takes weak references, which is how the pool learns of its death)."""
     kind = _memory_types.get(nbytes)
-    if kind is None:
-        if len(_memory_types) >= _MEMORY_TYPES_KEPT:
-            del _memory_types[next(iter(_memory_types))]
-        # (a slot for the buffer: storing it costs ~0.2 us instead of a plain block's ~0.5)
-        kind = _memory_types[nbytes] = type("Memory", (ctypes.c_char * nbytes,), {"__slots__": ("buffer",)})
+    if kind is None:  # (a slot for the buffer: storing it costs ~0.2 us instead of a plain block's ~0.5)
+        kind = keep(_memory_types, nbytes, type("Memory", (ctypes.c_char * nbytes,), {"__slots__": ("buffer",)}),
+                    _MEMORY_TYPES_KEPT, oldest=True)
     memory = kind.from_address(buffer.unsafe_buffer_pointer())
     memory.buffer = buffer
     return memory
@@ -420,9 +419,7 @@ def compile_text(text: str, device):
             except Exception:  # (a payload this client refuses: compile here)
                 pass
             else:
-                if len(_helper_payloads) >= HELPER_PAYLOADS_KEPT:
-                    del _helper_payloads[next(iter(_helper_payloads))]
-                _helper_payloads[id(executable)] = (executable, payload)
+                keep(_helper_payloads, id(executable), (executable, payload), HELPER_PAYLOADS_KEPT, oldest=True)
                 return executable
     return c.compile_and_load(text, _xc.DeviceList((device,)), options)
 
@@ -444,9 +441,7 @@ def execute(executable, inputs):
     if entry is not None and entry[0] is executable:
         return executable.execute_sharded(inputs).consume_with_handlers(entry[1])
     results = [o[0] for o in executable.execute_sharded(inputs).disassemble_into_single_device_arrays()]
-    if len(_handlers) >= HANDLERS_KEPT:
-        del _handlers[next(iter(_handlers))]
-    _handlers[id(executable)] = (executable, result_handlers(results))
+    keep(_handlers, id(executable), (executable, result_handlers(results)), HANDLERS_KEPT, oldest=True)
     return results
 
 

@@ -4,6 +4,7 @@ scalar sync)."""
 from __future__ import annotations
 
 from . import _dtypes as dt
+from ._bounded import keep
 from . import _ops as ops
 from ._advanced_indexing import true_positions, unravel
 from ._array_object import Array
@@ -49,9 +50,7 @@ def _arg_extreme(x, axis, keepdims, kind, fname):
         out = ops.reshape(out, (1,) * x.ndim if axis is None else
                           tuple(1 if i == ax else n for i, n in enumerate(x.shape)))
     elif type(axis) is int and out.args[0] is x._node:
-        if len(_arg_plans) >= _ARG_PLANS:
-            _arg_plans.clear()
-        _arg_plans[(node.shape, node.dtype, axis, kind)] = (out.attrs, out.shape)
+        keep(_arg_plans, (node.shape, node.dtype, axis, kind), (out.attrs, out.shape), _ARG_PLANS)
     return Array._wrap(out, x._device)
 
 

@@ -31,6 +31,7 @@ from itertools import chain as _chain, count as _count, islice as _islice, repea
 import numpy as np
 
 from . import _checks, _dtypes
+from ._bounded import keep
 from ._complex_math import nodes_in
 from ._engine_state import state  # the last loop chunk found and how many of its chunks ran
 from ._graph import leaf_from_host, pending
@@ -616,9 +617,7 @@ def _record(memo, descs, before, at, full, pieces, last, rewritten, groups, rank
         rewrites.append((rank[node], pos, k, node.attrs))
     recipe = _Recipe([[rank[node] for node in piece] for piece in pieces], last, rewrites, [g[:5] + (REPEAT.Attrs(g[2]),) for g in groups],
                      at, full, state.last_chunk)
-    if len(_recipes) >= MEMO_KEPT:
-        del _recipes[next(iter(_recipes))]
-    _recipes[key] = (list(descs), before, recipe)
+    keep(_recipes, key, (list(descs), before, recipe), MEMO_KEPT, oldest=True)
 
 
 def _replay(recipe, nodes, objects):

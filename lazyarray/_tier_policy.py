@@ -70,6 +70,7 @@ from time import process_time as _process_cpu  # (a name of its own: tests repla
 import numpy as np
 
 from . import _checks, _config, _debug_log, _heap_prefault, _interpret
+from ._bounded import keep
 from ._ops.core import INTERPRET_MAX_WORK
 from ._ops.fft import FFT
 from ._engine_state import state
@@ -260,9 +261,7 @@ def serve(skey, plan, outputs, device, site, plain_key=None):
             return install(plain_key, compiled)
         if _config.debug:
             _debug_log.interpreted_new(format_site(site), plan.order)
-        entry = sightings[tkey] = Sighting(pinned)
-        if len(sightings) > 4 * _config.cache_size:
-            del sightings[next(iter(sightings))]
+        entry = keep(sightings, tkey, Sighting(pinned), 4 * _config.cache_size, oldest=True)
     future = entry.future
     if future is not None and future is not COMPILE_FAILED and future.done():
         exc = future.exception()

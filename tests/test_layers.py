@@ -113,6 +113,7 @@ LAYERS = {
     "lazyarray._heap_trim": RUNTIME,                    # free C heap back to the system after compiles
     "lazyarray._heap_threshold": RUNTIME,               # glibc's malloc thresholds raised once at import
     "lazyarray._libc": RUNTIME,                         # the C library when it is glibc (the heap policies')
+    "lazyarray._bounded": RUNTIME,                        # bounded caches (memo, keep)
     "lazyarray._config": RUNTIME,                       # environment variables, read once
     "lazyarray._dtypes": RUNTIME,
 }

@@ -32,27 +32,16 @@ import functools
 
 import numpy as np
 
+from .. import _bounded
 from .._graph import bind as _bind
 
 OPS = {}  # name -> OpDef
+memo, keep = _bounded.memo, _bounded.keep  # (the ops' modules call them as core.memo, core.keep)
 
 # Elements computed by a graph (summed over its nodes) above which compiling beats interpreting:
 # numpy takes ~1-5 ns an element and op, so 2^22 element-ops cost ~4-20 ms against a 30+ ms compile.
 # The tier policy's limit for a graph, and REPEAT's for all the passes of its body.
 INTERPRET_MAX_WORK = 1 << 22
-
-
-def memo(table, key, make, bound=4096):
-    """`make(*key)`, computed once per distinct key and kept in `table` (a dict the caller owns),
-    emptied when it reaches `bound` entries. For pure functions of small hashable values that run
-    at every node traced (shape rules, attribute objects: a named tuple costs ~0.8 us to build, a
-    look-up ~0.3 us). A `make` that raises stores nothing, so a bad key raises at every call."""
-    value = table.get(key)
-    if value is None:
-        if len(table) >= bound:
-            table.clear()
-        value = table[key] = make(*key)
-    return value
 
 
 def node_value(v, node, shape=None):
