@@ -58,6 +58,9 @@ ALL = STANDARD + (float16,)
 _BY_NAME = {d.name: d for d in ALL}
 _BY_NP = {d.np: d for d in ALL}
 NUMPY_DTYPES = frozenset(_BY_NP)
+# The DType of a numpy dtype (an instance: `a.dtype`), None for one the standard lacks or one in
+# swapped byte order (`np.dtype('>f8')` is not float64's key): one dict lookup, for hot paths.
+native_of = _BY_NP.get
 
 
 def _by_name(name):
