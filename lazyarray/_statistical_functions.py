@@ -6,7 +6,8 @@ import numpy as np
 from . import _dtypes as dt
 from . import _ops as ops
 from ._array_object import Array
-from ._graph import bind as _bind
+from ._bounded import keep
+from ._graph import bind as _bind, bind_pair as _bind_pair
 from ._ops.reduce import REDUCE as _REDUCE
 from ._helpers import check_array, normalize_axes, normalize_axis
 from ._typing import Axis, DType
@@ -33,7 +34,8 @@ def _sum_dtype(x_dtype, dtype, fname):
 
 # (shape, dtype, axis, keepdims, kind) -> (reduce attributes, its shape, reshape attributes or
 # None, the kept shape): the nodes `_accumulate`'s general path bound for a floating x, an int
-# axis and no dtype or x's own, or `_extreme`'s for an int axis (a reduce of x, then keepdims'
+# axis or None and no dtype or x's own, or `_extreme`'s for an int axis or None (SciPy's table:
+# ~130 `max(x)` a pass) (a reduce of x, then keepdims'
 # reshape), bound at once at the next such call (emptied at _PLANS entries). Only a call that
 # passed every check is kept.
 _accumulations = {}
@@ -41,7 +43,7 @@ _PLANS = 1024
 
 
 def _accumulate(x, axis, dtype, keepdims, kind, fname):
-    if type(axis) is int and isinstance(x, Array):
+    if (axis is None or type(axis) is int) and isinstance(x, Array):
         node = x._node
         # (a dtype that is x's own floating dtype binds what no dtype binds: scikit-learn's
         # `_logsumexp` sums with `dtype=array.dtype`)
@@ -58,7 +60,7 @@ def _accumulate(x, axis, dtype, keepdims, kind, fname):
     out_dtype = x_dtype if dtype is None and x_dtype.kind in "fc" else _sum_dtype(x_dtype, dtype, fname)
     node = ops.convert(node, out_dtype)
     out = _keep(ops.reduce(node, axes, kind), axes, keepdims, shape)
-    if type(axis) is int and (dtype is None or (dtype is x_dtype and x_dtype.kind in "fc")):
+    if (axis is None or type(axis) is int) and (dtype is None or (dtype is x_dtype and x_dtype.kind in "fc")):
         _keep_plan(x._node, out, axis, keepdims, kind)
     return Array._wrap(out, x._device)
 
@@ -84,6 +86,8 @@ def _keep_plan(x, out, axis, keepdims, kind):
 
 
 _RESHAPE = ops.RESHAPE
+_DIVIDE = ops.DIVIDE
+_CONSTANT = ops.CONSTANT
 
 
 _ACCUMULABLE = dt.CATEGORIES["numeric"] | {dt.bool}
@@ -98,7 +102,7 @@ def prod(x: Array, /, *, axis: Axis = None, dtype: DType | None = None, keepdims
 
 
 def _extreme(x, axis, keepdims, kind, fname):
-    if type(axis) is int and isinstance(x, Array):  # (a plan an earlier call kept: `_accumulate`'s)
+    if (axis is None or type(axis) is int) and isinstance(x, Array):  # (a plan an earlier call kept: `_accumulate`'s)
         node = x._node
         hit = _accumulations.get((node.shape, node.dtype, axis, keepdims, kind))
         if hit is not None:
@@ -115,7 +119,7 @@ def _extreme(x, axis, keepdims, kind, fname):
     reducer = kind if x_dtype is not dt.bool else "or" if kind == "max" else "and"
     # (a float max/min propagates NaN in both tiers: _ops.reduce)
     out = _keep(ops.reduce(node, axes, reducer), axes, keepdims, shape)
-    if type(axis) is int:
+    if axis is None or type(axis) is int:
         _keep_plan(node, out, axis, keepdims, kind)
     return Array._wrap(out, x._device)
 
@@ -139,6 +143,18 @@ def _count(shape, axes):
 
 
 def mean(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
+    planned = (axis is None or type(axis) is int) and isinstance(x, Array)
+    if planned:  # (a plan an earlier call kept: `_keep_mean_plan`)
+        node = x._node
+        hit = _mean_plans.get((node.shape, node.dtype, axis, keepdims))
+        if hit is not None:
+            d = node.dtype
+            red_attrs, red_shape, n_attrs, reshape_attrs, out_shape = hit
+            out = _bind_pair(_DIVIDE, _bind(_REDUCE, (node,), red_attrs, red_shape, d),
+                             _bind(_CONSTANT, (), n_attrs, (), d), (), red_shape, d)
+            if reshape_attrs is not None:
+                out = _bind(_RESHAPE, (out,), reshape_attrs, out_shape, d)
+            return Array._wrap(out, x._device)
     check_array(x)
     node = x._node  # (read once: a view's node property checks its base)
     x_dtype, shape = node.dtype, node.shape
@@ -150,7 +166,30 @@ def mean(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
     out = ops.DIVIDE(total, ops.constant(n if n else np.nan, x_dtype))
     if n == 0:
         out = ops.constant(np.nan, x_dtype, total.shape)
-    return Array._wrap(_keep(out, axes, keepdims, shape), x._device)
+    out = _keep(out, axes, keepdims, shape)
+    if planned:
+        _keep_mean_plan(node, out, (shape, x_dtype, axis, keepdims))
+    return Array._wrap(out, x._device)
+
+
+# (shape, dtype, axis (None or an int), keepdims) -> (reduce attributes, its shape, the count's
+# constant attributes, reshape attributes or None, the result's shape): the nodes `mean`'s
+# general path bound for a floating x (a reduce of x, its division by the count, keepdims'
+# reshape), bound at once at the next such call (SciPy's table: ~90 means a pass, ~20 shapes).
+# Only a call that passed every check is kept.
+_mean_plans = {}
+
+
+def _keep_mean_plan(x, out, key):
+    """Keep the nodes `mean` bound for x when they are the ones its fast path binds."""
+    div = out.args[0] if out.op is _RESHAPE else out
+    if div.op is not _DIVIDE or (out is not div and out.args[0] is not div):
+        return
+    red, n = div.args
+    if red.op is not _REDUCE or red.args[0] is not x or n.op is not _CONSTANT or n.args:
+        return
+    keep(_mean_plans, key, (red.attrs, red.shape, n.attrs, out.attrs if out is not div else None,
+                            out.shape), _PLANS)
 
 
 def var(x: Array, /, *, axis: Axis = None, correction: int | float = 0.0, keepdims: bool = False) -> Array:
