@@ -43,6 +43,7 @@ from __future__ import annotations
 import ctypes
 import platform
 import sys
+import threading
 
 import numpy as np
 
@@ -248,24 +249,56 @@ def _svdvals(a, *, overwrite=False):
     return (s,)
 
 
+def _trsm_routine(dtype):
+    trsm = _routines.get(("trsm", dtype))
+    if trsm is None:
+        trsm = _routines[("trsm", dtype)] = getattr(_scipy_linalg_module("_fblas"), _PREFIX[dtype.name] + "trsm")
+    return trsm
+
+
 def triangular_solve(a, b, lower, unit_diagonal):
     """x with a x = b, by BLAS trsm (left side, no transpose) per matrix of the batch: the
     routine jaxlib's CPU lowering of triangular_solve calls, from the same SciPy library."""
-    trsm = _routines.get(("trsm", b.dtype))
-    if trsm is None:
-        trsm = _routines[("trsm", b.dtype)] = getattr(_scipy_linalg_module("_fblas"), _PREFIX[b.dtype.name] + "trsm")
-    lower, diag = int(lower), int(unit_diagonal)
     work, tiny = _blas_threads.solve_work(a.shape, b.shape, b.dtype), _blas_threads.is_tiny(a.shape, b.shape)
     with _blas_threads.lapack_call(work, tiny), _flush_denormals():  # (tiny: no window, one thread anyway)
-        # (b's column-major copy is private: trsm solves in it instead of copying it again)
-        if b.ndim == 2:  # one matrix: trsm's result as it is (column-major), no copy into a stack
-            return trsm(1.0, np.asfortranarray(a), np.array(b, order="F"),
-                        side=0, lower=lower, trans_a=0, diag=diag, overwrite_b=1)
-        out = np.empty(b.shape, b.dtype)
-        for index in np.ndindex(*b.shape[:-2]):
-            out[index] = trsm(1.0, np.asfortranarray(a[index]), np.array(b[index], order="F"),
-                              side=0, lower=lower, trans_a=0, diag=diag, overwrite_b=1)
+        return _solve(a, b, int(lower), int(unit_diagonal))
+
+
+def _solve(a, b, lower, diag):
+    """`triangular_solve`'s calls, inside its thread window and flushing context."""
+    trsm = _trsm_routine(b.dtype)
+    # (b's column-major copy is private: trsm solves in it instead of copying it again)
+    if b.ndim == 2:  # one matrix: trsm's result as it is (column-major), no copy into a stack
+        return trsm(1.0, np.asfortranarray(a), np.array(b, order="F"),
+                    side=0, lower=lower, trans_a=0, diag=diag, overwrite_b=1)
+    out = np.empty(b.shape, b.dtype)
+    for index in np.ndindex(*b.shape[:-2]):
+        out[index] = trsm(1.0, np.asfortranarray(a[index]), np.array(b[index], order="F"),
+                          side=0, lower=lower, trans_a=0, diag=diag, overwrite_b=1)
     return out
+
+
+def lu_solve(a, b, specs, window=None):
+    """x with a x = b for square a (..., M, M) and b (..., M, K) of one batch: getrf of a (as
+    `decompose("lu", ...)` with the LU's `specs`), b's rows taken in the permutation's order, then
+    trsm with the unit lower factor and trsm with the upper one: the calls jaxlib's kernels make
+    for the LU and the two triangular solves, in one thread window and one flushing context
+    (a call that is tiny alone runs on one thread in a window too: the same bits). `window`:
+    `lu_solve_window(a.shape, b.shape, b.dtype)`, where the caller keeps it."""
+    work, tiny = window or lu_solve_window(a.shape, b.shape, b.dtype)
+    with _blas_threads.lapack_call(work, tiny), _flush_denormals():
+        lu, _, perm = _factor(_lu, (), a, specs)
+        if b.ndim == 2:
+            pb = np.take(b, perm, axis=0)
+        else:
+            pb = np.take_along_axis(b, perm[..., None], axis=-2)
+        return _solve(lu, _solve(lu, pb, 1, 1), 0, 0)
+
+
+def lu_solve_window(a_shape, b_shape, dtype):
+    """(work, tiny) of `lu_solve` (`_blas_threads.lapack_call`): the larger of its calls' work."""
+    work = max(_blas_threads.decomposition_work(a_shape, dtype), _blas_threads.solve_work(a_shape, b_shape, dtype))
+    return work, _blas_threads.is_tiny(a_shape, b_shape)
 
 
 KERNELS = {"lu": _lu, "cholesky": _cholesky, "qr": _qr, "eigh": _eigh, "eig": _eig, "svd": _svd,
@@ -293,16 +326,33 @@ _LIBM = _libm()
 _flushed_envs = {}  # a thread's environment (32 bytes) -> the same with FTZ and DAZ set, read-only
 
 
+class _Environment(threading.local):
+    """A thread's saved environment (a buffer reused by each outermost context) and how many
+    flushing contexts it has open: a nested one (the calls of one host step) changes nothing."""
+    depth = 0
+    saved = None
+
+
+_environment = _Environment()
+
+
 class _FlushDenormals:
     """XLA's floating-point environment for this thread, restored afterwards. A context object,
     not a generator, and the flushed environment kept per environment met (one or two in a
-    process): ~4.5 -> ~2 us a call. fesetenv only reads the kept buffer, so threads may share it."""
-    __slots__ = ("saved",)
+    process): ~4.5 -> ~1.3 us a call. fesetenv only reads the kept buffer, so threads may share it.
+    Re-entrant: inside an open one (`lu_solve`'s three calls) it is free."""
+    __slots__ = ()
 
     def __enter__(self):
         if _LIBM is None:
             return self
-        saved = self.saved = ctypes.create_string_buffer(32)
+        env = _environment
+        env.depth += 1
+        if env.depth > 1:
+            return self
+        saved = env.saved
+        if saved is None:
+            saved = env.saved = ctypes.create_string_buffer(32)
         _LIBM.fegetenv(saved)
         flushed = _flushed_envs.get(saved.raw)
         if flushed is None:
@@ -316,35 +366,48 @@ class _FlushDenormals:
 
     def __exit__(self, *exc):
         if _LIBM is not None:
-            _LIBM.fesetenv(self.saved)
+            env = _environment
+            env.depth -= 1
+            if not env.depth:
+                _LIBM.fesetenv(env.saved)
 
 
 _flush_denormals = _FlushDenormals  # (`with _flush_denormals():`, as tests spell it)
 
 
-def decompose(name, params, x, specs):
+def decompose(name, params, x, specs, window=None):
     """All outputs of kernel `name` for the stack of matrices x, as numpy arrays of the
     (shape, numpy dtype) pairs in `specs` (in any memory layout: a single matrix's outputs are
-    SciPy's own, Fortran-ordered where LAPACK wrote them so).
+    SciPy's own, Fortran-ordered where LAPACK wrote them so). `window`: `kernel_window(x.shape,
+    x.dtype)`, where the caller keeps it.
 
     Each matrix is copied once, to LAPACK's column-major layout (jaxlib's custom call has it so
     too), and the routine works in that private copy (`overwrite_a`): the wrappers would copy it
     again otherwise. A matrix already Fortran-contiguous is handed over as it is, with
     `overwrite_a` off, so SciPy's wrapper makes the one copy. x itself is never written.
     (The same routine on the same column-major values: the same bits either way.)"""
-    fn = KERNELS[name]
-    work, tiny = _blas_threads.decomposition_work(x.shape, x.dtype), _blas_threads.is_tiny(x.shape)
+    work, tiny = window or kernel_window(x.shape, x.dtype)
     with _blas_threads.lapack_call(work, tiny), _flush_denormals():  # (tiny: no window, one thread anyway)
-        if x.ndim == 2:  # one matrix: its outputs as the kernel returns them
-            a, private = _fortran(x)
-            values = fn(a, *params, overwrite=private)
-            return [value if value.dtype == npdt and value.shape == tuple(shape) else
-                    np.asarray(value, npdt).reshape(shape) for value, (shape, npdt) in zip(values, specs)]
-        outs = [np.empty(shape, npdt) for shape, npdt in specs]
-        for index in np.ndindex(*x.shape[:-2]):
-            a, private = _fortran(x[index])
-            for out, value in zip(outs, fn(a, *params, overwrite=private)):
-                out[index] = value
+        return _factor(KERNELS[name], params, x, specs)
+
+
+def kernel_window(shape, dtype):
+    """(work, tiny) of a decomposition of a stack of this shape (`_blas_threads.lapack_call`)."""
+    return _blas_threads.decomposition_work(shape, dtype), _blas_threads.is_tiny(shape)
+
+
+def _factor(fn, params, x, specs):
+    """`decompose`'s calls, inside its thread window and flushing context."""
+    if x.ndim == 2:  # one matrix: its outputs as the kernel returns them
+        a, private = _fortran(x)
+        values = fn(a, *params, overwrite=private)
+        return [value if value.dtype == npdt and value.shape == tuple(shape) else
+                np.asarray(value, npdt).reshape(shape) for value, (shape, npdt) in zip(values, specs)]
+    outs = [np.empty(shape, npdt) for shape, npdt in specs]
+    for index in np.ndindex(*x.shape[:-2]):
+        a, private = _fortran(x[index])
+        for out, value in zip(outs, fn(a, *params, overwrite=private)):
+            out[index] = value
     return outs
 
 

@@ -138,22 +138,30 @@ def _evaluate_operand(node, x):
 
 
 def _prepare_kernel(node):
-    """`_evaluate_kernel`'s step with its outputs' numpy specs and memo key made once
-    (`core.prepared`): a partial over atoms, the same decomposition."""
+    """`_evaluate_kernel`'s step with its outputs' numpy specs, memo key and thread window made
+    once (`core.prepared`): a partial over atoms, the same decomposition. A kernel of one output
+    (Cholesky, svdvals) needs no memo: no sibling asks for its outputs."""
     name, params, _, index = node.attrs
     x = node.args[0]
     specs = tuple([(s, d.np) for s, d in _outputs(name, x.shape, x.dtype, params)])
-    return functools.partial(_kernel_step, name, params, (name, params), specs, index)
+    window = lapack_host.kernel_window(x.shape, x.dtype)
+    if len(specs) == 1:
+        return functools.partial(_sole_output_step, name, params, specs, window)
+    return functools.partial(_kernel_step, name, params, (name, params), specs, index, window)
 
 
-def _kernel_step(name, params, kind, specs, index, x):
+def _sole_output_step(name, params, specs, window, x):
+    return lapack_host.decompose(name, params, x, specs, window)[0]
+
+
+def _kernel_step(name, params, kind, specs, index, window, x):
     key = id(x)
     entry = _host_outputs.get(key)
     if entry is None:
         entry = _host_outputs[key] = (weakref.ref(x, lambda _, key=key: _host_outputs.pop(key, None)), {})
     outs = entry[1].get(kind)
     if outs is None:
-        outs = entry[1][kind] = lapack_host.decompose(name, params, x, specs)
+        outs = entry[1][kind] = lapack_host.decompose(name, params, x, specs, window)
     return outs[index]
 
 
@@ -322,18 +330,27 @@ def _lower_lu_solve(e, node, a, b):
     return TRIANGULAR_SOLVE.lower(e, _Part(TRIANGULAR_SOLVE.Attrs(False, False, platform), node.shape, node.dtype), lu, y)
 
 
+def _lu_solve_specs(node):
+    x = node.args[0]
+    return [(s, d.np) for s, d in _outputs("lu", x.shape, x.dtype, ())]
+
+
+def _prepare_lu_solve(node):
+    """`_evaluate_lu_solve`'s step with the LU's specs and the thread window made once."""
+    a, b = node.args
+    return functools.partial(_lu_solve_step, _lu_solve_specs(node), lapack_host.lu_solve_window(a.shape, b.shape, b.dtype))
+
+
+def _lu_solve_step(specs, window, a, b):
+    return lapack_host.lu_solve(a, b, specs, window)
+
+
+@prepared(_prepare_lu_solve)
 def _evaluate_lu_solve(node, a, b):
     """One host step: getrf (as the LU kernel's evaluation calls it), b's rows permuted, the two
-    trsm calls of the triangular solves; the same routines on the same values, the same bits."""
-    x = node.args[0]
-    specs = [(s, d.np) for s, d in _outputs("lu", x.shape, x.dtype, ())]
-    lu, _, perm = lapack_host.decompose("lu", (), a, specs)
-    if b.ndim == 2:
-        pb = np.take(b, perm, axis=0)
-    else:
-        pb = np.take_along_axis(b, perm[..., None], axis=-2)
-    y = lapack_host.triangular_solve(lu, pb, True, True)
-    return lapack_host.triangular_solve(lu, y, False, False)
+    trsm calls of the triangular solves; the same routines on the same values, the same bits
+    (`lapack_host.lu_solve`)."""
+    return lapack_host.lu_solve(a, b, _lu_solve_specs(node))
 
 
 def _covers_lu_solve(node):

@@ -1,0 +1,137 @@
+"""Session 15's cheaper LAPACK host steps, bit for bit as before: one flushing context and one
+thread window for `lu_solve`'s three calls, a re-entrant flushing context kept per thread, and
+a decomposition of one output evaluated without the siblings' memo."""
+import ctypes
+import threading
+
+import numpy as np
+import pytest
+
+import lazyarray as xp
+from lazyarray._array_object import Array
+from lazyarray._ops import lapack_host
+from lazyarray._ops import linalg as L
+from lazyarray._ops.core import host_step
+from tier_check import DEV, assert_same, both, compile_always  # noqa: F401
+from test_solve_fused import _data, _separate
+
+
+def _mxcsr():
+    env = ctypes.create_string_buffer(32)
+    lapack_host._LIBM.fegetenv(env)
+    return ctypes.c_uint32.from_buffer(env, lapack_host._MXCSR_OFFSET).value
+
+
+needs_libm = pytest.mark.skipif(lapack_host._LIBM is None, reason="x86-64 Linux only")
+
+
+@needs_libm
+def test_nested_flushing_contexts_restore_at_the_outermost():
+    before = _mxcsr()
+    flag = lapack_host._MXCSR_FTZ_DAZ
+    with lapack_host._flush_denormals():
+        with lapack_host._flush_denormals():
+            assert _mxcsr() & flag == flag
+        assert _mxcsr() & flag == flag  # the inner exit leaves the outer one's environment
+    assert _mxcsr() == before
+    tiny = np.array([np.finfo(np.float64).smallest_subnormal])
+    assert (tiny * np.array([1.0]))[0] > 0.0
+
+
+@needs_libm
+def test_flushing_context_is_per_thread():
+    """A context open in one thread neither flushes another thread nor is closed by it. (The
+    thread starts first: a new thread inherits its creator's environment.)"""
+    flag = lapack_host._MXCSR_FTZ_DAZ
+    seen, opened, inside, leave = [], threading.Event(), threading.Event(), threading.Event()
+
+    def other():
+        opened.wait(10)
+        seen.append(_mxcsr() & flag)  # the main thread's context is open: not this thread's
+        with lapack_host._flush_denormals():
+            seen.append(_mxcsr() & flag)
+            inside.set()
+            leave.wait(10)
+        seen.append(_mxcsr() & flag)
+
+    before = _mxcsr()
+    t = threading.Thread(target=other)
+    t.start()
+    with lapack_host._flush_denormals():
+        opened.set()
+        assert inside.wait(10)
+        assert _mxcsr() & flag == flag
+    assert _mxcsr() == before  # the other thread's open context did not keep this one open
+    leave.set()
+    t.join(10)
+    assert seen == [before & flag, flag, before & flag]
+
+
+@needs_libm
+def test_a_context_exited_by_an_exception_restores():
+    before = _mxcsr()
+    with pytest.raises(ValueError):
+        with lapack_host._flush_denormals():
+            raise ValueError("x")
+    assert _mxcsr() == before
+    assert lapack_host._environment.depth == 0
+
+
+# (a's shape, b's shape): a tiny a with a b wider than the tiny bound, and a larger a with a narrow b
+SHAPES = [((8, 8), (8, 40)), ((20, 20), (20, 1)), ((2, 6, 6), (2, 6, 30))]
+
+
+@pytest.mark.parametrize("kind", ["random", "tril", "zero_row", "subnormal"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex128"])
+@pytest.mark.parametrize("ashape,bshape", SHAPES, ids=str)
+def test_lu_solve_step_gives_the_separate_calls_bits(ashape, bshape, dtype, kind, compile_always):
+    """One window and one flushing context around getrf and both trsm: the bits of the separate
+    nodes in both tiers, where the calls alone would take different windows (tiny LU, wide b), and
+    where subnormal intermediates are flushed."""
+    A = _data(ashape, dtype, 3, "zero_row" if kind == "zero_row" else "tril" if kind == "tril" else "random")
+    B = _data(bshape, dtype, 4)
+    if kind == "subnormal":  # a tiny scale: the solve's intermediates are subnormal
+        B = (B * np.finfo(np.dtype(dtype)).tiny * 1e-3).astype(dtype)
+    a, b = xp.asarray(A), xp.asarray(B)
+    fused = Array._wrap(L.lu_solve(a._node, b._node, "cpu"), DEV)
+    host, compiled = both(fused)
+    old_host, old_compiled = both(_separate(a, b))
+    assert_same(host, compiled)
+    assert_same(host, old_host)
+    assert_same(compiled, old_compiled)
+    np.testing.assert_array_equal(np.asarray(a), A)
+    np.testing.assert_array_equal(np.asarray(b), B)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_lu_solve_step_equals_the_public_calls(dtype):
+    """lapack_host.lu_solve against decompose("lu") + two triangular_solve (each its own window
+    and context), bit for bit, with and without the kept window."""
+    from lazyarray import _dtypes as dt
+    for ashape, bshape in SHAPES:
+        A, B = _data(ashape, dtype, 5), _data(bshape, dtype, 6)
+        specs = [(s, d.np) for s, d in L._outputs("lu", ashape, dt.as_dtype(dtype), ())]
+        lu, _, perm = lapack_host.decompose("lu", (), A, specs)
+        pb = np.take(B, perm, axis=0) if B.ndim == 2 else np.take_along_axis(B, perm[..., None], axis=-2)
+        want = lapack_host.triangular_solve(lu, lapack_host.triangular_solve(lu, pb, True, True), False, False)
+        for window in (None, lapack_host.lu_solve_window(A.shape, B.shape, B.dtype)):
+            got = lapack_host.lu_solve(A, B, specs, window)
+            assert got.dtype == want.dtype and got.shape == want.shape
+            assert np.ascontiguousarray(got).tobytes() == np.ascontiguousarray(want).tobytes()
+
+
+@pytest.mark.parametrize("name,shape", [("cholesky", (8, 8)), ("cholesky", (3, 5, 5)), ("svdvals", (6, 4))])
+def test_one_output_kernels_step_without_the_memo(name, shape):
+    from lazyarray import _graph
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal(shape)
+    if name == "cholesky":
+        a = a @ np.swapaxes(a, -1, -2) + shape[-1] * np.eye(shape[-1])
+    node, = L.kernel(name, _graph.leaf(a) if hasattr(_graph, "leaf") else xp.asarray(a)._node, DEV.platform)
+    step = host_step(node)
+    assert step.func is L._sole_output_step
+    before = len(L._host_outputs)
+    got = step(L._evaluate_operand(None, a))
+    assert len(L._host_outputs) == before
+    want = L._evaluate_kernel(node, L._evaluate_operand(None, a))
+    assert_same(got, want)
