@@ -10,6 +10,7 @@ from . import _ops as ops
 from . import _views
 from ._array_object import Array, _View, make_view, strides_of
 from ._helpers import broadcast_shapes, check_array, normalize_axis
+from ._bounded import keep
 from ._ops.core import memo
 from ._typing import Axis
 
@@ -116,16 +117,41 @@ def matrix_transpose(x: Array, /) -> Array:
 
 def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
     check_array(x)
-    shape = tuple(operator.index(s) for s in shape)
-    if len(shape) < x.ndim or broadcast_shapes(x.shape, shape) != shape:
-        raise ValueError(f"broadcast_to: cannot broadcast shape {x.shape} to {shape}")
-    return _broadcast_view(x, shape, "broadcast_to")
+    if type(shape) is tuple:
+        for s in shape:
+            if type(s) is not int:
+                shape = tuple(operator.index(s) for s in shape)
+                break
+    else:
+        shape = tuple(operator.index(s) for s in shape)
+    node = x._node  # (read once: a view's node property checks its base)
+    view_strides = x._strides if type(x) is _View else None
+    key = (node.shape, view_strides, shape)
+    hit = _broadcast_plans.get(key)
+    if hit is None:
+        if len(shape) < len(node.shape) or broadcast_shapes(node.shape, shape) != shape:
+            raise ValueError(f"broadcast_to: cannot broadcast shape {node.shape} to {shape}")
+        hit = keep(_broadcast_plans, key, (_broadcast_step(shape, "broadcast_to"), _views.broadcast_strides(
+            node.shape, strides_of(x), shape)), _PLANS)
+    step, strides = hit
+    return _View._make(x, step, step.forward(node), strides)
+
+
+# (x's shape, a view's strides or None, the shape asked for) -> (the read-only view step, the
+# view's strides): what `broadcast_to`'s checks passed and made for them (SciPy's table: ~80
+# calls a pass, of ~20 shapes). A step holds only the shape it broadcasts to, so every view
+# made from the plan shares it, as reshape's views share theirs. A shape that raises is never kept.
+_broadcast_plans = {}
+_PLANS = 1024
+
+
+def _broadcast_step(shape, fname):
+    return _views.ReadOnly(lambda node: ops.broadcast_to(node, shape), fname)
 
 
 def _broadcast_view(x, shape, fname):
     """x broadcast to `shape`: a read-only view, as numpy's broadcast_to."""
-    step = _views.ReadOnly(lambda node: ops.broadcast_to(node, shape), fname)
-    return make_view(x, step, _views.broadcast_strides(x.shape, strides_of(x), shape))
+    return make_view(x, _broadcast_step(shape, fname), _views.broadcast_strides(x.shape, strides_of(x), shape))
 
 
 def broadcast_arrays(*arrays: Array) -> tuple[Array, ...]:
@@ -284,17 +310,58 @@ def roll(x: Array, /, shift: int | tuple[int, ...], *, axis: Axis = None) -> Arr
 def moveaxis(x: Array, source: int | tuple[int, ...], destination: int | tuple[int, ...], /) -> Array:
     check_array(x)
     # an extension: lists of axes as well as tuples (numpy, PyTorch, JAX and CuPy accept them)
-    source, destination = (tuple(a) if isinstance(a, list) else a for a in (source, destination))
-    src = _axes_tuple(source, x.ndim, "moveaxis")
-    dst = _axes_tuple(destination, x.ndim, "moveaxis")
+    if type(source) is list:
+        source = tuple(source)
+    if type(destination) is list:
+        destination = tuple(destination)
+    ndim = len(x._node.shape)
+    key = (source, destination, ndim)
+    hit = _moves.get(key) if _plain_axes(source) and _plain_axes(destination) else None
+    if hit is None:
+        hit = _move(source, destination, ndim)
+        if _plain_axes(source) and _plain_axes(destination):
+            keep(_moves, key, hit, _PLANS)
+    perm, step = hit
+    if step is None:
+        # every axis stays where it is (SciPy's `moveaxis(x, -1, -1)`, `(x, 0, 0)`): x itself, as
+        # `reshape` to x's own shape answers: a view of x in x's own order would read and write
+        # the same elements as x (no new handle to register on x's pending graph)
+        return x
+    return make_view(x, step, _views.transposed_strides(strides_of(x), perm))
+
+
+def _plain_axes(a):
+    """Whether `a` is a Python int or a tuple of them: a key `_moves` may hold (a float or a
+    numpy integer equal to an int would find the int's entry and skip its own checks)."""
+    if type(a) is int:
+        return True
+    if type(a) is not tuple:
+        return False
+    for i in a:
+        if type(i) is not int:
+            return False
+    return True
+
+
+def _move(source, destination, ndim):
+    """moveaxis's permutation of `ndim` axes, and its view step (None for the identity)."""
+    src = _axes_tuple(source, ndim, "moveaxis")
+    dst = _axes_tuple(destination, ndim, "moveaxis")
     if len(src) != len(dst):
         raise ValueError(f"moveaxis: source {source} and destination {destination} have different lengths")
     if len(set(src)) != len(src) or len(set(dst)) != len(dst):
         raise ValueError(f"moveaxis: repeated axis in source {source} or destination {destination}")
-    perm = [a for a in range(x.ndim) if a not in src]
+    perm = [a for a in range(ndim) if a not in src]
     for d, s in sorted(zip(dst, src)):
         perm.insert(d, s)
-    return _transposed(x, tuple(perm))
+    perm = tuple(perm)
+    return perm, None if perm == tuple(range(ndim)) else _views.Transpose(perm)
+
+
+# (source, destination, ndim) -> (permutation, view step or None): `_move`'s answer for keys of
+# Python ints (SciPy's table: ~75 moveaxis a pass, most `moveaxis(x, axis, -1)`). A Transpose
+# step holds only its permutations, so views made from one entry share it.
+_moves = {}
 
 
 def tile(x: Array, repetitions: tuple[int, ...], /) -> Array:
