@@ -81,6 +81,14 @@ def asarray(obj: Array | Scalar | SupportsBufferProtocol, /, *, dtype: DType | N
         # SciPy's table, ~180 more with `dtype=x.dtype`: x itself, as `_asarray` answers, without
         # its `placed` wrapper: an array already has a dtype its device holds and its layout)
         return obj
+    if dtype is None and type(obj) in _PY_SCALARS and copy is not False and (
+            device is None or type(device) is Device):
+        # (SciPy's `xp.asarray(True, device=device(x))`, ~50 a pass of its table: the standard's
+        # default dtype of the scalar's kind, as `_infer_dtype` gives it; an int outside int64
+        # takes the general path, whose inference and errors decide)
+        dtype = _DEFAULT_OF.get(type(obj))
+        if dtype is None and -_INT64_END <= obj < _INT64_END:
+            dtype = dt.DEFAULT_INT
     if type(obj) in _PY_SCALARS and type(dtype) is dt.DType and copy is not False and (
             device is None or type(device) is Device):
         # (scikit-learn's `xp.asarray(reg_covar, dtype=a.dtype, device=device(a))`: the general
@@ -107,6 +115,8 @@ def asarray(obj: Array | Scalar | SupportsBufferProtocol, /, *, dtype: DType | N
 
 
 _PY_SCALARS = frozenset({builtins.bool, int, float, complex})
+_DEFAULT_OF = {builtins.bool: dt.bool, float: dt.DEFAULT_FLOAT, complex: dt.DEFAULT_COMPLEX}
+_INT64_END = 1 << 63
 
 
 def _host_of(obj, target):

@@ -96,3 +96,24 @@ def test_values_in_both_tiers(dtype):
     if dtype is not np.bool_:
         np.testing.assert_array_equal(np.asarray(a * 2 + a[:, :1]), v * 2 + v[:, :1])
     np.testing.assert_array_equal(np.asarray(xp.sum(a, axis=0)), np.sum(v, axis=0))
+
+
+SCALARS = [True, False, 0, 1, -3, 2**62, 2**63 - 1, -2**63, 2**63, -2**63 - 1, 2**64 - 1, 2**64, 2**70,
+           -2**70, 2.5, -0.0, float("inf"), float("nan"), 1.5 - 2j, 3 + 0j]
+
+
+@pytest.mark.parametrize("device", ["none", "device"])
+def test_python_scalars_without_dtype_as_the_general_path(device):
+    dev = None if device == "none" else xp.asarray(1.0).device
+    for v in SCALARS:
+        for copy in (None, True, False):
+            fast = _outcome(lambda: xp.asarray(v, device=dev, copy=copy))
+            general = _outcome(lambda: cf._asarray(v, device=dev, copy=copy))
+            assert fast[0] == general[0], (v, copy)
+            if fast[0] == "ok":
+                f, g = fast[1]._node, general[1]._node
+                assert f.op is None and f.comp is None and f.shape == g.shape == ()
+                assert f.dtype is g.dtype and f.host.dtype == g.host.dtype
+                assert f.host.tobytes() == g.host.tobytes() and fast[1].device == general[1].device
+            else:
+                assert fast[1][0] is general[1][0], (v, fast, general)
