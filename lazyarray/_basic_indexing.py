@@ -170,7 +170,8 @@ def slice_write(node, axes, out_shape, vnode):
         steps = tuple(abs(a.step) - 1 for a in axes)
         zeros = (0,) * len(axes)
         padded = ops.pad(vnode, ops.scalar(0, node.dtype), zeros, zeros, steps)
-        mask = ops.pad(ops.constant(True, dt.bool, counts), ops.constant(False, dt.bool), zeros, zeros, steps)
+        # (the 1 and 0 of bool: the int path's memoized literals, the same nodes as True and False)
+        mask = ops.pad(ops.constant(1, dt.bool, counts), ops.constant(0, dt.bool), zeros, zeros, steps)
         current = ops.dynamic_slice(node, _starts(axes), spans)
         vnode = ops.select(mask, padded, current)
     if spans == node.shape:
