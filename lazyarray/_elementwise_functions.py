@@ -569,8 +569,10 @@ def clip(x: Array, /, min: Scalar | Array | None = None, max: Scalar | Array | N
     shape = broadcast_shapes(x.shape, *(b.shape for b, _ in bounds))
     node = ops.broadcast_to(x._node, shape)
     for b, op in bounds:
-        # XLA's maximum/minimum propagate NaN from either side, as the standard asks
-        node = op(node, ops.broadcast_to(b, shape))
+        # XLA's maximum/minimum propagate NaN from either side, as the standard asks. A 0-D bound
+        # (a Python scalar's leaf, SciPy's 0-D arrays) stays 0-D, as binary operands do: the
+        # primitives broadcast 0-D operands when lowered and evaluated (no node of its own)
+        node = op(node, b if not b.shape else ops.broadcast_to(b, shape))
     return Array._wrap(node, x.device)
 
 
