@@ -24,7 +24,7 @@ from ._data_type_functions import astype
 from ._elementwise_functions import FUNCTIONS as _ELEMENTWISE, clip
 from ._graph import Node as _Node, _merge, bind as _bind_node, bind_pair as _bind_pair, _next_serial, pending as _pending, root as _root, \
     last_scalar as _last_scalar, scalar_leaf as _scalar_leaf, scalar_leaves as _scalar_leaves
-from ._indexing import getitem, setitem
+from ._indexing import _Element, getitem, setitem
 from ._helpers import _apply_broadcast, pair_broadcast as _pair_broadcast
 from ._linear_algebra_functions import matmul
 from ._manipulation_functions import matrix_transpose, permute_dims, reshape, squeeze
@@ -119,7 +119,8 @@ def _fast_method(prim, attrs, kinds, general, swap):
             comp = n1.comp
             if comp is not None and comp.parent is not None:
                 comp = n1.comp = _root(comp)
-        elif t is Array or t is _View:  # (a view's `_node` reads it again when its base was written)
+        elif t is Array or t is _View or t is _Element:
+            # (a view's `_node` reads it again when its base was written; an element read binds its nodes)
             n2 = other._node
             if n2.dtype is not d or other._device is not self._device:
                 return general(self, other, swap)

@@ -15,7 +15,10 @@ pytestmark = pytest.mark.usefixtures("both_tiers")
 
 
 def _general(x, vnode, axes, pattern):
-    """The general path's element write (setitem before `_write_element`)."""
+    """The general path's element write (setitem before `_write_element`; an element read not
+    bound yet, `_indexing._Element`, binds the nodes `_element` bound before)."""
+    if type(vnode) is tuple:
+        vnode = _indexing._element_nodes(*vnode)
     with _views.write_lock:
         while type(x) is _View and type(x._step) is BasicIndex:
             axes = compose(x._step, axes)

@@ -1,0 +1,138 @@
+"""Session 15, issue 11 target 1 (GaussianMixture(full)): `x[i]` of a pending 1-D x is an element
+read whose nodes are bound at its first use (`_indexing._Element`); `a[i, j] = x[i]` takes the
+element from it without binding them (`_element_run`). The nodes, once bound, are those the read
+bound at once before (the general path's), and the values numpy's in both tiers, whatever happens
+to x between the read and the use."""
+import numpy as np
+import pytest
+
+import lazyarray as xp
+from lazyarray import _indexing
+from lazyarray._array_object import Array
+
+pytestmark = pytest.mark.usefixtures("both_tiers")
+
+
+def _pending(values, dtype=np.float64):
+    """A pending 1-D array of `values` (a computed node, not a leaf) of `dtype`."""
+    x = xp.asarray(np.asarray(values, dtype))
+    out = xp.logical_not(xp.logical_not(x)) if dtype is np.bool_ else x + 0
+    assert out.dtype == x.dtype and out._node.op is not None
+    return out
+
+
+def test_unbound_until_used():
+    v = _pending([1.0, 2.0, 3.0])
+    e = v[1]
+    assert type(e) is _indexing._Element
+    assert e.shape == () and e.ndim == 0 and e.dtype == xp.float64 and e.device == v.device
+    assert type(e) is _indexing._Element  # (shape and dtype bind nothing)
+    assert float(e) == 2.0
+    assert type(e) is Array
+
+
+def test_bound_nodes_are_the_general_paths():
+    v = _pending(np.arange(5.0))
+    lazy = v[3]
+    general = v[(3,)]  # (the general path's nodes: a key of one integer in a tuple)
+    assert type(general) is Array
+    assert xp.graph_text(lazy + 1.0) == xp.graph_text(general + 1.0)
+    assert float(lazy) == float(general) == 3.0
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32, np.complex64, np.bool_])
+def test_values_and_operators(dtype):
+    a = (np.arange(1, 7) % 2 == 0) if dtype is np.bool_ else np.arange(1, 7).astype(dtype)
+    v = _pending(a, dtype)
+    m = xp.asarray(np.ones((2, 3), dtype))
+    for i in (0, 4, -1, -6):
+        e = v[i]
+        np.testing.assert_array_equal(np.asarray(e), a[i])
+        if dtype is not np.bool_:
+            np.testing.assert_array_equal(np.asarray(m * v[i]), np.ones((2, 3), dtype) * a[i])
+            np.testing.assert_array_equal(np.asarray(v[i] - m), a[i] - np.ones((2, 3), dtype))
+            np.testing.assert_array_equal(np.asarray(xp.abs(v[i])), np.abs(a[i]))
+        assert bool(v[i] == xp.asarray(a[i]))
+
+
+def test_copy_semantics_and_syncs_between():
+    v = _pending([1.0, 2.0, 3.0, 4.0])
+    e = v[2]
+    f = v[3]
+    v[2] = 100.0  # (a write into x after the read: the element keeps its value, as numpy's copy)
+    assert float(e) == 3.0
+    float(xp.sum(v))  # (x computed before f's first use: f reads the value it had)
+    assert float(f) == 4.0
+    np.testing.assert_array_equal(np.asarray(v), [1.0, 2.0, 100.0, 4.0])
+
+
+def test_write_into_element_and_numpy_view():
+    v = _pending([1.0, 2.0, 3.0])
+    e = v[0]
+    e[()] = 7.0  # (an unbound element written into: it becomes the written value, x unchanged)
+    assert float(e) == 7.0
+    g = v[1]
+    h = np.asarray(g)  # (numpy's view of an unbound element)
+    assert h.shape == () and float(h) == 2.0
+    np.testing.assert_array_equal(np.asarray(v), [1.0, 2.0, 3.0])
+
+
+def test_errors_at_the_read():
+    v = _pending([1.0, 2.0])
+    with pytest.raises(IndexError):
+        v[2]
+    with pytest.raises(IndexError):
+        v[-3]
+    x = xp.asarray(np.zeros((2, 2), np.float32))
+    e = v[0]  # float64 into float32: the general path's conversion
+    x[1, 1] = e
+    assert float(x[1, 1]) == 1.0
+    with pytest.raises(TypeError):
+        x[0, 0] = (xp.asarray(np.array([1j, 2j])) + 0)[0]
+
+
+def _add_to_diagonal(array, value, bind_first):
+    """scikit-learn's `_add_to_diagonal` for a non-numpy namespace (`bind_first`: each element
+    used before its write, so the write gets a bound element)."""
+    value = xp.linalg.diagonal(array) + xp.asarray(value, dtype=array.dtype)
+    for i in range(min(array.shape)):
+        e = value[i]
+        if bind_first:
+            e._node
+        array[i, i] = e
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.complex128])
+def test_element_runs_unbound_as_bound(dtype, rng):
+    a = (rng.standard_normal((3, 5, 5)) * 10).astype(dtype)
+    texts, values = [], []
+    for bind_first in (False, True):
+        cov = xp.asarray(a) + 0
+        for k in range(3):
+            _add_to_diagonal(cov[k, :, :], 2, bind_first)
+        texts.append(xp.graph_text(cov))
+        values.append(np.asarray(cov))
+    assert texts[0] == texts[1]
+    assert texts[0].count("scatter") == 3 and "dynamic_update_slice" not in texts[0]
+    want = a.copy()
+    d = np.arange(5)
+    want[:, d, d] += np.asarray(2, dtype)
+    for got in values:
+        np.testing.assert_array_equal(got, want)
+
+
+def test_element_of_another_dtype_or_no_run(rng):
+    """Elements written where the run cannot take them (another dtype, an element of a
+    leaf) keep the element-by-element path, with numpy's values."""
+    a = np.zeros((3, 3))
+    x = xp.asarray(a) + 0
+    v32 = _pending([1.5, 2.5, 3.5], np.float32)
+    w = xp.asarray(np.array([4.0, 5.0, 6.0]))  # (a leaf: its elements are host leaves)
+    for i in range(3):
+        x[i, i] = v32[i]
+        x[i, (i + 1) % 3] = w[i]
+    want = a.copy()
+    for i in range(3):
+        want[i, i] = np.float32([1.5, 2.5, 3.5][i])
+        want[i, (i + 1) % 3] = [4.0, 5.0, 6.0][i]
+    np.testing.assert_array_equal(np.asarray(x), want)
