@@ -135,3 +135,32 @@ def test_one_output_kernels_step_without_the_memo(name, shape):
     assert len(L._host_outputs) == before
     want = L._evaluate_kernel(node, L._evaluate_operand(None, a))
     assert_same(got, want)
+
+
+KERNEL_CASES = [("lu", (), (6, 6)), ("cholesky", (), (2, 4, 4)), ("qr", (False,), (7, 4)), ("qr", (True,), (7, 4)),
+                ("eigh", (), (5, 5)), ("eig", (), (5, 5)), ("svd", (False,), (6, 4)), ("svd", (True,), (4, 6)),
+                ("svdvals", (), (3, 5))]
+
+
+@pytest.mark.parametrize("name,params,shape", KERNEL_CASES, ids=str)
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64"])
+def test_kernel_nodes_bound_from_the_plan_are_the_rules(name, params, shape, dtype):
+    """`kernel` binds its nodes with kept attributes, shapes and dtypes: those the rules give,
+    the second time (from the plan) as the first."""
+    a = xp.asarray(np.ones(shape, dtype))._node
+    for _ in range(2):
+        nodes = L.kernel(name, a, DEV.platform, *params)
+        operand = nodes[0].args[0]
+        assert operand.op is L.LINALG_OPERAND and operand.args == (a,)
+        assert (operand.shape, operand.dtype) == L.LINALG_OPERAND.rule((a,), ())
+        for i, n in enumerate(nodes):
+            assert n.op is L.LINALG_KERNEL and n.args == (operand,)
+            assert n.attrs == L.LINALG_KERNEL.Attrs(name, tuple(params), DEV.platform, i)
+            assert (n.shape, n.dtype) == L.LINALG_KERNEL.rule((operand,), n.attrs)
+
+
+def test_kernel_of_a_non_floating_operand_raises_every_time():
+    a = xp.asarray(np.ones((3, 3), np.int32))._node
+    for _ in range(2):
+        with pytest.raises(AssertionError):
+            L.kernel("cholesky", a, DEV.platform)

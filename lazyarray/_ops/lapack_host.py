@@ -286,13 +286,20 @@ def lu_solve(a, b, specs, window=None):
     (a call that is tiny alone runs on one thread in a window too: the same bits). `window`:
     `lu_solve_window(a.shape, b.shape, b.dtype)`, where the caller keeps it."""
     work, tiny = window or lu_solve_window(a.shape, b.shape, b.dtype)
-    with _blas_threads.lapack_call(work, tiny), _flush_denormals():
-        lu, _, perm = _factor(_lu, (), a, specs)
-        if b.ndim == 2:
-            pb = np.take(b, perm, axis=0)
-        else:
-            pb = np.take_along_axis(b, perm[..., None], axis=-2)
-        return _solve(lu, _solve(lu, pb, 1, 1), 0, 0)
+    if tiny:  # no window: OpenBLAS runs tiny calls on one thread anyway
+        with _flush_denormals():
+            return _lu_solve(a, b, specs)
+    with _blas_threads.lapack_call(work), _flush_denormals():
+        return _lu_solve(a, b, specs)
+
+
+def _lu_solve(a, b, specs):
+    lu, _, perm = _factor(_lu, (), a, specs)
+    if b.ndim == 2:
+        pb = np.take(b, perm, axis=0)
+    else:
+        pb = np.take_along_axis(b, perm[..., None], axis=-2)
+    return _solve(lu, _solve(lu, pb, 1, 1), 0, 0)
 
 
 def lu_solve_window(a_shape, b_shape, dtype):
@@ -387,7 +394,10 @@ def decompose(name, params, x, specs, window=None):
     `overwrite_a` off, so SciPy's wrapper makes the one copy. x itself is never written.
     (The same routine on the same column-major values: the same bits either way.)"""
     work, tiny = window or kernel_window(x.shape, x.dtype)
-    with _blas_threads.lapack_call(work, tiny), _flush_denormals():  # (tiny: no window, one thread anyway)
+    if tiny:  # no window: OpenBLAS runs a tiny call on one thread anyway
+        with _flush_denormals():
+            return _factor(KERNELS[name], params, x, specs)
+    with _blas_threads.lapack_call(work), _flush_denormals():
         return _factor(KERNELS[name], params, x, specs)
 
 

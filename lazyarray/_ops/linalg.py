@@ -29,6 +29,7 @@ import weakref
 import numpy as np
 
 from .. import _blas_threads, _dtypes as dt
+from .._graph import bind as _bind
 # (imported with the package, not at the first decomposition: it loads no SciPy itself, SciPy's
 # LAPACK module is loaded at its first call; importing it inside a consumer's first call cost
 # 3-10 ms there where Python compiles it from source, PYTHONDONTWRITEBYTECODE being set)
@@ -227,18 +228,35 @@ def zeros(shape, dtype):
 
 def kernel(name, x, platform, *params):
     """All outputs of decomposition `name` of node x (a stack of matrices, floating dtype) as
-    nodes. A zero-size input needs no kernel: its non-empty outputs are identities."""
+    nodes. A zero-size input needs no kernel: its non-empty outputs are identities. The nodes are
+    bound with their attributes, shapes and dtypes kept per structure (`_kernel_plan`: the rules'
+    answers, checked once; `_verify` checks every node against its rule again)."""
     if math.prod(x.shape) == 0:
         return [eye(s[:-2], s[-1], d) if math.prod(s) else zeros(s, d)
                 for s, d in _outputs(name, x.shape, x.dtype, params)]
-    x = LINALG_OPERAND.bind((x,))
-    params = tuple(params)
-    n = len(_outputs(name, x.shape, x.dtype, params))
-    return [LINALG_KERNEL.bind((x,), memo(_kernel_attrs, (name, params, platform, i), LINALG_KERNEL.Attrs))
-            for i in range(n)]
+    plan = _kernel_plans.get((name, params, platform, x.shape, x.dtype))
+    if plan is None:
+        plan = memo(_kernel_plans, (name, tuple(params), platform, x.shape, x.dtype), _kernel_plan)
+    operand = _bind(LINALG_OPERAND, (x,), (), x.shape, x.dtype)
+    return [_bind(LINALG_KERNEL, (operand,), attrs, shape, dtype) for attrs, shape, dtype in plan]
+
+
+def _kernel_plan(name, params, platform, shape, dtype):
+    """(attributes, shape, dtype) of each output node of a kernel of this structure, from the
+    rules (which raise on an operand they do not accept)."""
+    stand_in = _Part(None, shape, dtype)
+    stand_in.op = LINALG_OPERAND
+    stand_in.shape, stand_in.dtype = LINALG_OPERAND.rule((_Part(None, shape, dtype),), ())
+    n = len(_outputs(name, shape, dtype, params))
+    plan = []
+    for i in range(n):
+        attrs = memo(_kernel_attrs, (name, params, platform, i), LINALG_KERNEL.Attrs)
+        plan.append((attrs,) + tuple(LINALG_KERNEL.rule((stand_in,), attrs)))
+    return tuple(plan)
 
 
 _kernel_attrs = {}  # (kernel, params, platform, index) -> LINALG_KERNEL.Attrs (`core.memo`)
+_kernel_plans = {}  # (kernel, params, platform, input shape, DType) -> `_kernel_plan` (`core.memo`)
 
 
 def _triangular_rule(args, a):
@@ -297,11 +315,12 @@ def triangular_solve(a, b, lower, unit_diagonal=False, platform=None):
 # ---------------------------------------------------------------- LU solve, one node
 
 class _Part:
-    """A stand-in node for one part of a composite's lowering: what the parts' `lower` read."""
-    __slots__ = ("attrs", "shape", "dtype")
+    """A stand-in node for one part of a composite's lowering (what the parts' `lower` read), or
+    for a kernel's operand in its rule (`_kernel_plan`)."""
+    __slots__ = ("attrs", "shape", "dtype", "op")
 
     def __init__(self, attrs, shape, dtype):
-        self.attrs, self.shape, self.dtype = attrs, shape, dtype
+        self.attrs, self.shape, self.dtype, self.op = attrs, shape, dtype, None
 
 
 def _lu_solve_rule(args, a):
