@@ -23,6 +23,7 @@ from ._creation_functions import asarray, numpy_array_leaf
 from ._data_type_functions import astype
 from ._elementwise_functions import FUNCTIONS as _ELEMENTWISE, clip
 from ._graph import Node as _Node, _merge, bind as _bind_node, bind_pair as _bind_pair, _next_serial, pending as _pending, root as _root, \
+    recorded as _recorded, _record, \
     last_scalar as _last_scalar, scalar_leaf as _scalar_leaf, scalar_leaves as _scalar_leaves
 from ._indexing import _Element, getitem, setitem
 from ._helpers import _apply_broadcast, pair_broadcast as _pair_broadcast
@@ -182,7 +183,12 @@ def _fast_method(prim, attrs, kinds, general, swap):
             node = node_of(n1, n2, n1.shape, d)
         node.comp = comp
         node.serial = _next_serial()
-        count = _pending.nodes_since_sync = _pending.nodes_since_sync + 1
+        count = _pending.nodes_since_sync
+        if count:
+            _record(node)  # (`_graph.recorded`, as `bind` keeps it)
+        else:
+            _recorded[:] = (node,)
+        count = _pending.nodes_since_sync = count + 1
         # Array._wrap(node, self._device), inline (node is pending: it has a component)
         h = new(Array)
         h._node = node

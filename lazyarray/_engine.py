@@ -28,7 +28,7 @@ import numpy as np
 from . import _checks, _config, _host_sync, _runtime, _segment
 from ._bounded import keep
 from ._engine_state import state
-from ._graph import Plan, computed_nodes, lock as _lock, pending
+from ._graph import Plan, computed_nodes, lock as _lock, pending, recorded
 from ._metrics import metrics, user_site
 
 _prod = math.prod  # (a large read skips `_host_sync`'s set-up: `_realize`)
@@ -66,6 +66,8 @@ def _count_host_read(cause):
     if traced:
         metrics.nodes_traced += traced
         pending.nodes_since_sync = 0
+    if recorded:  # (the graph's nodes, realized: `_graph.recorded` keeps them no longer)
+        recorded.clear()
 
 
 def _realize(nodes, device, cause):
@@ -187,10 +189,10 @@ def _realize_program(targets, device, cause, site=None):
         outputs = _unique(targets + candidates)
         unsplit = state.unsplit_sites
         if big and site not in unsplit:
-            # (chunking reads the computed nodes alone: no plan's signature, positions, leaves)
-            order = computed_nodes(outputs)
+            # (chunking reads the computed nodes alone: no plan's signature, positions, leaves;
+            # it tries the nodes recorded since the last sync before it walks the graph)
             pending.nodes_since_sync = 0
-            if _run_segmented(outputs, order, device, site, keep_tail=True):
+            if _run_segmented(outputs, None, device, site, keep_tail=True):
                 return
             unsplit.add(site)  # the loop there is not worth splitting: do not look again
             if len(unsplit) > 256:
@@ -321,9 +323,10 @@ def read_scalar(node, device, cause):
 
 
 def _run_segmented(outputs, order, device, site, keep_tail):
-    """Compute a loop's unrolled graph (`order`: its computed nodes) chunk by chunk (see
-    `_segment`). Returns False when the graph is not periodic. With `keep_tail`, the nodes after
-    the last whole chunk stay pending and count towards the next cut's budget."""
+    """Compute a loop's unrolled graph (`order`: its computed nodes; None: `_segment.chunks`
+    finds them) chunk by chunk (see `_segment`). Returns False when the graph is not periodic.
+    With `keep_tail`, the nodes after the last whole chunk stay pending and count towards the
+    next cut's budget."""
     found = _segment.chunks(outputs, order, keep_tail, repeat=True)  # (on a mesh too: _sharding_rules has REPEAT's rule)
     if found is None:
         return False
@@ -334,6 +337,7 @@ def _run_segmented(outputs, order, device, site, keep_tail):
     metrics.chunks_run += len(pieces)
     if keep_tail:
         pending.nodes_since_sync += tail
+        _segment.restore_tail()
     return True
 
 

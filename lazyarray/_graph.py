@@ -356,6 +356,17 @@ pending = _Pending()
 
 _serials = itertools.count()
 
+# The computed nodes bound since the last sync, in creation order, after the pending tail a loop's
+# budget cut left (`_segment.restore_tail`): a loop's next cut tries them as its graph before
+# walking it (`_segment.chunks`; a recipe's key tells whether they are exactly the graph's
+# computed nodes: they may hold nodes realized since, or ones no output reads, kept alive here
+# until the next sync). A sync empties it as it starts (`Plan`, `computed_nodes`, a recipe's
+# replay, a small host read), so it keeps nothing alive past a sync; the first node bound after
+# a sync starts it again (every sync zeroes `nodes_since_sync`: a sync path that did not empty
+# it leaves nothing behind for long).
+recorded = []
+_record = recorded.append
+
 
 # The slots `Node(op, args, attrs, shape, dtype)` sets besides its arguments, with their values:
 # `bind` and `bind_pair` build their nodes inline (`object.__new__` and the stores, a Python call
@@ -399,7 +410,12 @@ def bind(op, args, attrs, shape, dtype):
         n = Node(op, args, attrs, shape, dtype)
     n.comp = comp if comp is not None else pending.new_component()
     n.serial = next(_serials)
-    pending.nodes_since_sync += 1
+    count = pending.nodes_since_sync
+    if count:
+        _record(n)
+    else:
+        recorded[:] = (n,)  # (the first node since a sync)
+    pending.nodes_since_sync = count + 1
     return n
 
 
@@ -434,7 +450,12 @@ def bind_pair(op, a, b, attrs, shape, dtype):
         n = Node(op, (a, b), attrs, shape, dtype)
     n.comp = comp if comp is not None else pending.new_component()
     n.serial = _next_serial()
-    pending.nodes_since_sync += 1
+    count = pending.nodes_since_sync
+    if count:
+        _record(n)
+    else:
+        recorded[:] = (n,)  # (the first node since a sync)
+    pending.nodes_since_sync = count + 1
     return n
 
 
@@ -455,6 +476,8 @@ class Plan:
     def __init__(self, outputs=()):
         if scalar_leaves:  # a sync: later uses of a scalar get new leaves (`scalar_leaf`)
             scalar_leaves.clear()
+        if recorded:
+            recorded.clear()
         self.order, self.leaves, self.sig, self.index = [], [], [], {}
         self.steps = None  # the interpreter's schedule, when its caller kept one (`_interpret.schedule`)
         self.add(outputs)
@@ -788,6 +811,8 @@ def computed_nodes(outputs):
     `Plan` does: later uses of a Python scalar get new leaves (`scalar_leaf`)."""
     if scalar_leaves:
         scalar_leaves.clear()
+    if recorded:
+        recorded.clear()
     seen = {}  # node -> None: keyed by the node itself, as `Plan.index`; insertion-ordered
     stack = [o for o in outputs if o.op is not None]
     pop, push = stack.pop, stack.append

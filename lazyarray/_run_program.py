@@ -26,7 +26,7 @@ import numpy as np
 from . import _blas_threads, _checks, _config, _dtypes, _runtime, _segment, _sharded_run, _tier_policy, _verify
 from ._bounded import keep
 from ._engine_state import state
-from ._graph import Plan, pending, scalar_leaves, split_leaves
+from ._graph import Plan, pending, recorded, scalar_leaves, split_leaves
 from ._metrics import metrics
 from ._program_cache import COMPILE_FAILED, compile_program, donating_variant, program_key
 from ._sharding_rules import program_layout
@@ -362,6 +362,8 @@ def replay_one(node, device, traced, site, candidates):
         return False
     if scalar_leaves:  # (the sync starts as a `Plan` starts it)
         scalar_leaves.clear()
+    if recorded:
+        recorded.clear()
     metrics.nodes_traced += traced
     pending.nodes_since_sync = 0
     if _config.verify or _config.debug >= 4:

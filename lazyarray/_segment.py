@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import operator
 import weakref
-from itertools import chain as _chain, count as _count, islice as _islice, repeat as _forever
+from itertools import chain as _chain, compress as _compress, count as _count, islice as _islice, repeat as _forever
+from sys import getrefcount as _refcount
 
 import numpy as np
 
@@ -34,7 +35,7 @@ from . import _checks, _dtypes
 from ._bounded import keep
 from ._complex_math import nodes_in
 from ._engine_state import state  # the last loop chunk found and how many of its chunks ran
-from ._graph import leaf_from_host, pending
+from ._graph import computed_nodes, leaf_from_host, pending, recorded as _recorded, scalar_leaves
 from ._ops.dot import DOT_GENERAL
 from ._ops.loop import REPEAT, STACK, template
 from ._ops.shape import transpose
@@ -137,31 +138,78 @@ def chunks(outputs, order, keep_tail, repeat=True):
     compute in order, or None if it is small or not periodic. Returns (pieces, tail_size): each
     piece is the list of its nodes that later pieces or `outputs` need. With `keep_tail` (a budget
     cut) the trailing nodes after the last chunk that looks like the first stay pending
-    (tail_size of them); otherwise the caller computes whatever the pieces left with `outputs`."""
-    nodes = sorted(order, key=_serial)  # the computed nodes in creation order
-    n = len(nodes)
+    (tail_size of them); otherwise the caller computes whatever the pieces left with `outputs`.
+
+    `order` None (the engine's budget cut): the sync starts here. The nodes recorded since the
+    last sync (`_graph.recorded`, creation order) are tried first as a loop's next call
+    (`_replay_call`): its key holds which operands come from outside and which nodes are outputs,
+    so it equals a recorded key only when they are exactly the graph's computed nodes (all
+    pending, each read by an output); otherwise the graph is walked (`computed_nodes`) and
+    sorted, as for a given `order`. A cut's pending tail starts the recorded nodes again once
+    its pieces ran (`restore_tail`)."""
     last = state.last_chunk  # descriptions of the nodes of the last loop chunk found
     if last is None:
         _recipes.clear()  # (a reset engine: nothing recorded before it is replayed)
-    descs = memo = None
-    if repeat and last is not None and (n >= len(last) or n >= MIN_NODES) and not _checks.pending \
-            and any(key[1] == n for key in _recipes):
-        # a loop's next call: a graph made like an earlier one, under the same last chunk, is
-        # split as that one was (`_memo_key`, `_replay`), without deciding again (the decision
-        # reads the descriptions and the last chunk alone: one compare of each). (Only where a
-        # recipe of as many nodes is kept: other graphs make their key if they split.)
-        memo = _memo_key(nodes, outputs, (keep_tail,))
-        found = _recipes.get(memo[0])
-        if found is not None:
-            descs = _descriptions(nodes)
-            if found[0] == descs and _decided_alike(found, last, descs, memo[0]):
-                recipe = found[2]
-                done = _replay(recipe, nodes, memo[1])
-                if done is not None:
-                    if recipe.chunk is not last and recipe.chunk != last:  # (as the call recorded)
-                        state.last_chunk, state.chunks_seen = recipe.chunk, 0
-                    state.chunks_seen += recipe.full
-                    return done
+    if order is None:
+        # (a node no other object holds (the list's reference and the call's alone: 2) is read
+        # by no node and no handle: not the graph's; `.T` before `@` makes one an iteration)
+        held = list(map(_refcount, _recorded))
+        nodes = list(_compress(_recorded, map((2).__lt__, held)))
+        _recorded.clear()
+        if scalar_leaves:  # (the sync starts, as `computed_nodes` starts it)
+            scalar_leaves.clear()
+        done = _replay_call(nodes, outputs, keep_tail, repeat, last)[0]
+        if done is None:
+            nodes = sorted(computed_nodes(outputs), key=_serial)
+            done = _chunks(nodes, outputs, keep_tail, repeat, last)
+        _tail[:] = nodes[len(nodes) - done[1]:] if done is not None and keep_tail and done[1] else ()
+        return done
+    return _chunks(sorted(order, key=_serial), outputs, keep_tail, repeat, last)
+
+
+_tail = []  # the pending tail of the last budget cut chunked (`chunks`), until `restore_tail`
+
+
+def restore_tail():
+    """After a budget cut's pieces ran: its pending tail is what the recorded nodes start with
+    (`_graph.recorded`, emptied by the pieces' plans), the nodes traced next follow it."""
+    _recorded[:] = _tail
+    _tail.clear()
+
+
+def _replay_call(nodes, outputs, keep_tail, repeat, last):
+    """(pieces and tail size, or None; the graph's key (`_memo_key`) or None; its descriptions or
+    None): a loop's next call, `nodes` (its computed nodes, creation order) made like an earlier
+    graph under the same last chunk, split as that one was (`_memo_key`, `_replay`), without
+    deciding again (the decision reads the descriptions and the last chunk alone: one compare of
+    each). (Only where a recipe of as many nodes is kept: other graphs make their key if they
+    split.)"""
+    n = len(nodes)
+    if not (repeat and last is not None and (n >= len(last) or n >= MIN_NODES) and not _checks.pending
+            and any(key[1] == n for key in _recipes)):
+        return None, None, None
+    memo = _memo_key(nodes, outputs, (keep_tail,))
+    found = _recipes.get(memo[0])
+    if found is None:
+        return None, memo, None
+    descs = _descriptions(nodes)
+    if found[0] == descs and _decided_alike(found, last, descs, memo[0]):
+        recipe = found[2]
+        done = _replay(recipe, nodes, memo[1])
+        if done is not None:
+            if recipe.chunk is not last and recipe.chunk != last:  # (as the call recorded)
+                state.last_chunk, state.chunks_seen = recipe.chunk, 0
+            state.chunks_seen += recipe.full
+            return done, memo, descs
+    return None, memo, descs
+
+
+def _chunks(nodes, outputs, keep_tail, repeat, last):
+    """`chunks` of the computed nodes `nodes` in creation order."""
+    n = len(nodes)
+    done, memo, descs = _replay_call(nodes, outputs, keep_tail, repeat, last)
+    if done is not None:
+        return done
     recorded = (memo, last)
     if last is not None and n >= len(last):
         if descs is None:
@@ -591,7 +639,7 @@ def _memo_key(nodes, outputs, params):
     label = dict(zip(nodes, range(n)))  # (nodes hash by identity)
     labels = tuple(map(label.setdefault, _chain.from_iterable([a.args for a in nodes]), _count(n)))
     objects = list(_islice(label, n, None))  # (insertion order: first use first)
-    outs = tuple(sorted({label[o] for o in outputs if o.op is not None}))
+    outs = tuple(sorted({label.get(o, -1) for o in outputs if o.op is not None}))  # (-1: not in `nodes`)
     key = (params, n, labels, tuple(map(_outside, objects)), outs)
     return key, objects
 
