@@ -444,7 +444,8 @@ def _outputs(vals, out_pos, outputs):
     out = []
     for o, p in zip(outputs, out_pos):
         v = vals[p]
-        if not (v.flags.owndata and v.flags.writeable and v.flags.c_contiguous):
+        f = v.flags  # (one flags object: each `.flags` makes one)
+        if not (f.owndata and f.writeable and f.c_contiguous):
             v = _runtime.private_copy(v, o.dtype.np)  # (a large one: a device buffer can adopt it)
         out.append(v)
     return out

@@ -347,7 +347,15 @@ _slice_plans = {}  # (operand shape, start, limit, stride or None) -> _WHOLE or 
 
 
 def _starts_signed(first):
-    return lambda node: all(a.dtype.kind == "i" for a in node.args[first:])
+    """The `covers` of a dynamic window: its start operands (from `first` on) are signed integers.
+    (A loop, not `all()` over a generator: ~0.12 against ~0.27 us, asked for every dynamic slice
+    of every first sight, small read and host program.)"""
+    def covers(node):
+        for a in node.args[first:]:
+            if a.dtype.kind != "i":
+                return False
+        return True
+    return covers
 
 
 def _clamped_window(starts, shape, sizes):
