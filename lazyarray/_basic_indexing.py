@@ -32,13 +32,19 @@ def expand(key, ndim):
     """key -> list of items with the ellipsis expanded and trailing full slices added."""
     if not isinstance(key, tuple):
         key = (key,)
-    n_ell = sum(1 for k in key if k is Ellipsis)
+    # one pass: the ellipses, and the axes the key consumes (a boolean array as many as it has,
+    # a 0-D one none; anything else but None one)
+    n_ell = n_axes = 0
+    for k in key:
+        if k is Ellipsis:
+            n_ell += 1
+        elif k is not None:
+            if isinstance(k, Array) and k.dtype is dt.bool:
+                n_axes += k.ndim
+            else:
+                n_axes += 1
     if n_ell > 1:
         raise IndexError("an index can have at most one ellipsis (...)")
-    # a boolean array consumes as many axes as it has (a 0-D one none); anything else but None one
-    n_axes = sum(1 for k in key if k is not None and k is not Ellipsis
-                 and not (isinstance(k, Array) and k.dtype is dt.bool))
-    n_axes += sum(k.ndim for k in key if isinstance(k, Array) and k.dtype is dt.bool)
     if n_axes > ndim:
         raise IndexError(f"too many indices: {n_axes} for an array of {ndim} dimensions")
     out = []
@@ -129,12 +135,18 @@ def read_recipe(shape, axes, out_shape):
     nodes without building them again from the axes."""
     if 0 in out_shape:
         return None
-    spans = tuple([a.span for a in axes])
-    if spans == shape or any(a.step != 1 for a in axes):
+    spans, starts = [], []  # (one pass over the axes: a plan miss runs this, ~400 a first pass)
+    for a in axes:
+        if a.step != 1:
+            return None
+        spans.append(a.span)
+        starts.append(a.start)
+    spans = tuple(spans)
+    if spans == shape:
         return None
     # (the builders' memoized attributes: one object per distinct value, however many plans keep it)
     reshape_attrs = None if spans == out_shape else ops.reshape_attrs(out_shape)
-    return ops.dynamic_slice_attrs(spans), spans, tuple([a.start for a in axes]), reshape_attrs
+    return ops.dynamic_slice_attrs(spans), spans, tuple(starts), reshape_attrs
 
 
 def read_by_recipe(node, recipe, out_shape):
@@ -227,9 +239,16 @@ def read_basic(x, key):
 
 def all_integers(key, items):
     """An integer for every axis and nothing else: numpy answers with a scalar (a copy)."""
-    if key is Ellipsis or (isinstance(key, tuple) and any(k is Ellipsis for k in key)):
+    if key is Ellipsis:
         return False
-    return all(not isinstance(k, slice) and k is not None for k in items)
+    if isinstance(key, tuple):
+        for k in key:
+            if k is Ellipsis:
+                return False
+    for k in items:
+        if k is None or isinstance(k, slice):
+            return False
+    return True
 
 
 def write_basic(x, key, vnode):
