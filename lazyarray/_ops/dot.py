@@ -117,8 +117,9 @@ def _prepare_dot(node):
     px, py, xs, ys, bmnk = _layout(node.attrs, x.shape, y.shape)
     # (a partial over atoms, not a closure: one object a kept program gives the collector)
     px, py = (None if px is None else tuple(px)), (None if py is None else tuple(py))
-    return functools.partial(_dot_step, px, py, xs, ys, _blas_threads.numpy_matmul_window(*bmnk), node.shape,
-                             *_finiteness(node.attrs, bmnk))
+    window, (gram, side) = _blas_threads.numpy_matmul_window(*bmnk), _finiteness(node.attrs, bmnk)
+    matrices = len(x.shape) == 2 and len(y.shape) == 2 and not window and not gram and not side
+    return functools.partial(_dot_step, matrices, px, py, xs, ys, window, node.shape, gram, side)
 
 
 def _finiteness(attrs, bmnk):
@@ -160,7 +161,13 @@ def _finiteness(attrs, bmnk):
 FINITENESS_FROM = 1 << 12
 
 
-def _dot_step(px, py, xs, ys, window, shape, gram, side, x, y):
+def _dot_step(matrices, px, py, xs, ys, window, shape, gram, side, x, y):
+    if matrices and (_sum_finite(x) if x is y else _sum_finite(x) and _sum_finite(y)):
+        # two matrices (each maybe transposed: px, py (1, 0)), finite, no window: np.matmul of
+        # the 2-D views, not of their (1, m, k) and (1, k, n) reshapes (numpy's matmul loop then
+        # makes the same BLAS call once, on the same memory and strides: the same bits), and no
+        # reshape of the result (~0.8 of ~3.3 us for 8x8)
+        return np.matmul(x if px is None else x.T, y if py is None else y.T)
     xm = (x if px is None else np.transpose(x, px)).reshape(xs)
     ym = (y if py is None else np.transpose(y, py)).reshape(ys)
     if gram and x is y:
