@@ -31,7 +31,19 @@ holds. An automatic collection is told from an explicit one by the young generat
 an allocation past the threshold starts one, and it has not reset the count yet).
 
 With the policy, the program's setup is frozen once more at the first graph the process sees
-(`freeze_setup`): what was imported after lazyarray and set up before that graph, unscanned.
+(`freeze_setup`): what was imported after lazyarray and set up before that graph, unscanned. It
+counts as old generation already there (the doubling that starts a complete scan is measured from
+it): a test runner's collected tests, a consumer's imported modules are the live heap of what
+follows, not growth of it (SciPy's signal tests: 3 complete scans, one in a test, -> 2, both in
+the collection phase).
+
+After a complete scan, CPython's own trigger for full collections (the objects promoted since
+the last one must reach a quarter of what it left) is measured against the whole heap that scan
+left, frozen since: the next partial collection would wait for ~1/4 of the heap to be promoted
+and then scan all of it at once (0.1-0.2 s in SciPy's whole suite, landing in one short test).
+So the next first sight (`freeze_setup`) runs one more full collection while the old generation
+is still nearly empty (~1 ms): the trigger is measured from that, and partial collections stay
+as small as between any two others.
 
 `LAZYARRAY_GC_FREEZE=import` keeps the import-time freeze alone, `LAZYARRAY_GC_FREEZE=0` leaves
 the collector alone. (Frozen objects are invisible to `gc.get_objects()` and `gc.get_referrers()`
@@ -58,14 +70,17 @@ class _Oldest:
     base = 0        # frozen after the last complete scan (or the import's freeze)
     pending = 0     # frozen since then (the old generation's size at each partial collection:
                     # an upper bound, as some die by reference count later)
-    scanned = 0     # objects the last complete collection scanned
     partial = 0     # partial collections made (for tests and reports)
     complete = 0    # complete ones made by the policy (explicit collections not counted)
+    resets = 0      # the trigger's resets after a complete scan (`_reset_trigger`)
     running = None  # the running full collection: "partial", "complete", "explicit" or None
 
 
 oldest = _Oldest()
-_setup = False  # whether what the program set up is still to be frozen (`freeze_setup`)
+_setup = False  # whether the next first sight has work here (`freeze_setup`)
+_setup_frozen = False  # whether what the program set up has been frozen
+_reset = False  # whether the full collections' trigger is to be reset (after a complete scan)
+_resetting = False  # while `_reset_trigger`'s own collection runs
 
 
 def freeze_import_objects() -> bool:
@@ -85,19 +100,42 @@ def freeze_import_objects() -> bool:
 
 
 def freeze_setup():
-    """At the first graph the process sees (`_tier_policy.first_sight`): what exists then and has
-    survived the young collections is frozen without a full scan (the young ones are collected
-    first): the modules imported after lazyarray (SciPy's, scikit-learn's: ~43,000 objects in
-    SciPy's call table) and the data the program set up, which the first automatic full
-    collection would otherwise scan once (12-28 ms, in the table's first pass) before freezing
-    them. A cycle among them that is garbage already, or becomes garbage, waits for the next
-    complete scan or explicit collection (this one freeze is not counted towards the doubling
-    that starts a complete scan)."""
-    global _setup
-    if _setup:
-        _setup = False
+    """At a first sight (`_tier_policy.first_sight`, when `_setup` says there is work here). At
+    the first graph the process sees: what exists then and has survived the young collections is
+    frozen without a full scan (the young ones are collected first): the modules imported after
+    lazyarray (SciPy's, scikit-learn's: ~43,000 objects in SciPy's call table) and the data the
+    program set up, which the first automatic full collection would otherwise scan once (12-28
+    ms, in the table's first pass) before freezing them. A cycle among them that is garbage
+    already, or becomes garbage, waits for the next complete scan or explicit collection. Those
+    objects, and the ones frozen since the last complete scan, become the base the next doubling
+    is measured from. After a complete scan: `_reset_trigger`."""
+    global _setup, _setup_frozen, _reset
+    _setup = False
+    if not _setup_frozen:
+        _setup_frozen = True
         gc.collect(1)
+        o = oldest
+        o.base += o.pending + len(gc.get_objects(2))  # (not frozen yet: the setup, young ones included)
+        o.pending = 0
         gc.freeze()
+    if _reset:
+        _reset = False
+        _reset_trigger()
+
+
+def _reset_trigger():
+    """One full collection of what is not frozen (promoted since the last complete scan froze
+    everything: little), counted as a partial one: CPython measures its trigger for the next
+    automatic full collection from what this one leaves, not from the whole heap."""
+    global _resetting
+    if not gc.isenabled():
+        return  # (the program turned the collector off: no collection of ours either)
+    _resetting = True
+    try:
+        gc.collect(2)
+    finally:
+        _resetting = False
+    oldest.resets += 1
 
 
 def _on_collection(phase, info):
@@ -108,6 +146,10 @@ def _on_collection(phase, info):
         return
     o = oldest
     if phase == "start":
+        if _resetting:  # `_reset_trigger`'s: partial (it is run to be one)
+            o.pending += len(gc.get_objects(2))
+            o.running = "partial"
+            return
         if not (gc.isenabled() and gc.get_count()[0] > gc.get_threshold()[0]):
             gc.unfreeze()  # an explicit collection: everything, as without lazyarray
             o.running = "explicit"
@@ -119,10 +161,6 @@ def _on_collection(phase, info):
             o.running = "partial"
             return
         gc.unfreeze()
-        # (counted, not estimated: frozen objects that reference counting freed since are gone,
-        # and an estimate that kept them would grow from one complete scan to the next; the
-        # count costs ~1/4 of the scan itself, once per complete scan)
-        o.scanned = len(gc.get_objects())
         o.complete += 1
         o.running = "complete"
         return
@@ -130,6 +168,17 @@ def _on_collection(phase, info):
     if running == "explicit":
         return  # its survivors stay where gc.collect() leaves them (the next automatic full
         # collection finds them all unfrozen, so it is a complete one)
-    if running == "complete":  # what it left is the new base
-        o.base, o.pending = max(o.scanned - info["collected"], 1), 0
     gc.freeze()
+    if running == "complete":
+        # what it left is the new base: counted, not estimated (frozen objects that reference
+        # counting freed since are gone, and an estimate that kept them would grow from one
+        # complete scan to the next; the count walks the frozen list once, ~1/6 of the scan)
+        o.base, o.pending = max(gc.get_freeze_count(), 1), 0
+        _schedule_reset()
+
+
+def _schedule_reset():
+    """The trigger's reset (`_reset_trigger`) at the next first sight (a collection cannot start
+    another from its callback)."""
+    global _setup, _reset
+    _reset = _setup = True

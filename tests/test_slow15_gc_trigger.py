@@ -1,0 +1,82 @@
+"""`_gc_freeze`: after a complete scan the next first sight resets CPython's trigger for full
+collections (one full collection of the nearly empty old generation), so the next partial
+collection comes as soon as between any two others instead of after a quarter of the heap was
+promoted (and then scanning all of that at once); the setup frozen at the first graph is the base
+the doubling is measured from. Each case in a fresh interpreter (`test_gc_survivors._run`, small
+collector thresholds)."""
+from test_gc_survivors import _run
+
+COMPLETE_THEN_FIRST_SIGHT = """
+    import numpy as np
+    {patch}
+    x = lazyarray.asarray(np.arange(5.0)); float(lazyarray.sum(x * 2.0))  # the first graph
+    keep = cycle()
+    c0 = _gc_freeze.oldest.complete
+    until(lambda: _gc_freeze.oldest.complete > c0)
+    frozen_before = gc.get_freeze_count()
+    y = lazyarray.asarray(np.arange(7.0))
+    r = float(lazyarray.sum(y * 3.0 + 1.0))  # a graph not seen before: a first sight
+    print(r == float(np.sum(np.arange(7.0) * 3.0 + 1.0)), _gc_freeze.oldest.resets, _gc_freeze._setup)
+    print(frozen(keep), keep.me is keep, gc.get_freeze_count() >= frozen_before)
+    p0 = _gc_freeze.oldest.partial
+    print(until(lambda: _gc_freeze.oldest.partial > p0))
+"""
+
+
+def test_a_first_sight_after_a_complete_scan_resets_the_trigger_without_unfreezing():
+    out = _run(COMPLETE_THEN_FIRST_SIGHT.format(patch=""))
+    # the reset ran once, its collection left everything frozen, and the next automatic full
+    # collection (partial) came after a few thousand allocations, not ~a quarter of the heap
+    assert out[:6] == ["True", "1", "False", "True", "True", "True"]
+    assert int(out[6]) < 8_000
+
+
+def test_without_the_reset_the_next_partial_waits_for_a_quarter_of_the_heap():
+    # the same program with the reset switched off: what the reset is for
+    out = _run(COMPLETE_THEN_FIRST_SIGHT.format(patch="_gc_freeze._schedule_reset = lambda: None"))
+    assert out[:6] == ["True", "0", "False", "True", "True", "True"]
+    assert int(out[6]) > 15_000
+
+
+def test_the_reset_is_partial_and_frees_garbage_promoted_since():
+    out = _run("""
+        import numpy as np
+        x = lazyarray.asarray(np.arange(5.0)); float(lazyarray.sum(x * 2.0))
+        c0 = _gc_freeze.oldest.complete
+        until(lambda: _gc_freeze.oldest.complete > c0)
+        dead = cycle(); probe = weakref.ref(dead)
+        gc.collect(1)  # promoted to the (not frozen) old generation
+        del dead
+        c1, p1 = _gc_freeze.oldest.complete, _gc_freeze.oldest.partial
+        y = lazyarray.asarray(np.arange(9.0)); float(lazyarray.sum(y - 1.0))
+        print(probe() is None, _gc_freeze.oldest.complete == c1, _gc_freeze.oldest.partial == p1)
+        print(gc.get_freeze_count() > 10_000, len(gc.get_objects(2)) < 1_000)
+    """)
+    assert out == ["True", "True", "True", "True", "True"]
+
+
+def test_no_reset_while_the_program_turned_the_collector_off():
+    out = _run("""
+        import numpy as np
+        x = lazyarray.asarray(np.arange(5.0)); float(lazyarray.sum(x * 2.0))
+        c0 = _gc_freeze.oldest.complete
+        until(lambda: _gc_freeze.oldest.complete > c0)
+        gc.disable()
+        n2 = gc.get_stats()[2]["collections"]
+        y = lazyarray.asarray(np.arange(7.0)); float(lazyarray.sum(y * 3.0))
+        print(_gc_freeze.oldest.resets, gc.get_stats()[2]["collections"] == n2, _gc_freeze._setup)
+    """)
+    assert out == ["0", "True", "False"]
+
+
+def test_the_setup_is_the_base_of_the_next_doubling():
+    out = _run("""
+        import numpy as np
+        setup = [[i] for i in range(60_000)]  # the program's set-up data
+        base0 = _gc_freeze.oldest.base
+        x = lazyarray.asarray(np.arange(5.0)); float(lazyarray.sum(x * 2.0))  # the first graph
+        o = _gc_freeze.oldest
+        print(o.base - base0 >= 50_000, o.pending == 0, frozen(setup[0]), _gc_freeze._setup)
+        print(abs(o.base - gc.get_freeze_count()) < 0.1 * o.base)
+    """)
+    assert out == ["True", "True", "True", "False", "True"]
