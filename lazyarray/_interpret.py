@@ -151,9 +151,10 @@ def interpret(order, leaves, outputs, plan=None):
         order, leaves = plan.order, plan.leaves
     sig, steps = plan.sig, plan.steps
     if type(steps) is HostProgram:
-        if steps.steps is not None or steps.runs or steps.clock:
+        if steps.steps is not None or steps.runs >= NODE_BY_NODE_RUNS \
+                or (steps.clock and _has_kernel(order)):
             return steps.run(plan, outputs)
-        steps.runs += 1  # its first run: node by node, below, keeping its fixed values
+        steps.runs += 1  # one of its first runs: node by node, below, keeping its fixed values
         steps = (steps.out_pos, steps.frees, steps.fixed)
     if steps is None:
         (out_pos, frees), fixed = schedule(plan, outputs), None
@@ -266,28 +267,46 @@ class Steps:
         raise AssertionError(f"no step at position {p}")
 
 
+# Node-by-node runs of a graph before its `HostProgram` is built (`interpret`). A build costs about
+# three times what a built run saves against a node-by-node one (SciPy's table, thread CPU: ~166
+# builds ~8 ms, ~48 us each; its ~205 graphs ~17 ms node by node against ~13.8 ms built, ~16 us a
+# run), so, as a ski rental, a graph pays for its build only once it has been run that often: one
+# seen two or three times (a consumer's second call) is never built, one run many times (a loop)
+# pays ~2 x 16 us more once.
+NODE_BY_NODE_RUNS = 3
+
+
+def _has_kernel(order):
+    """Whether a graph has a host LAPACK step (`_blas_threads._KERNEL_OPS`)."""
+    for node in order:
+        if node.op.name in _KERNEL_OPS:
+            return True
+    return False
+
+
 class HostProgram:
     """One graph's interpretation, kept with its sighting (`_tier_policy.serve`) and built in two
-    steps. At the graph's first run, only its schedule (`schedule`): that run goes node by node
-    (`interpret`), keeping its constants' and iotas' values (`FIXED_OPS`), since most graphs are
-    seen once. At its second run, `build`: a flat list of steps, each one function of operand
-    arrays (`_ops.core.host_step`: numpy's ufunc itself where the evaluation is one, decisions
-    that depend on the structure taken once), which that run and every later one calls (`run`):
-    it reads the leaves, calls the steps, and checks each value's type, dtype and shape (two
-    compares; a value that is not exactly its node's is converted by `node_value`, as node by
-    node).
+    steps. At the graph's first `NODE_BY_NODE_RUNS` runs, only its schedule (`schedule`): those
+    runs go node by node (`interpret`), keeping its constants' and iotas' values (`FIXED_OPS`),
+    since most graphs are seen once or twice. At its next run, `build`: a flat list of steps, each
+    one function of operand arrays (`_ops.core.host_step`: numpy's ufunc itself where the
+    evaluation is one, decisions that depend on the structure taken once), which that run and
+    every later one calls (`run`): it reads the leaves, calls the steps, and checks each value's
+    type, dtype and shape (two compares; a value that is not exactly its node's is converted by
+    `node_value`, as node by node). Both compute each node by its own evaluation: the same values.
 
     Host LAPACK calls (`_blas_threads._KERNEL_OPS`: decompositions, triangular solves) are timed
     apart when the caller asks (`clock`, set before a run): the compiled program calls the same
     routines, so their time is not what compiling would save (`_tier_policy.serve`). A run asked
-    to clock them is always a built program's."""
+    to clock them is a built program's when the graph has one (a timed run of a graph without
+    one has nothing to time apart: `clocked` stays false)."""
     __slots__ = ("out_pos", "frees", "fixed", "runs", "template", "leaf_pos", "steps", "clocked",
                  "clock", "lapack_seconds", "lapack_window")
 
     def __init__(self, plan, outputs, frees=True):
         self.out_pos, self.frees = schedule(plan, outputs, frees)
         self.fixed = {}   # position -> a FIXED_OPS value, kept read-only by the node-by-node run
-        self.runs = 0     # node-by-node runs (at most one)
+        self.runs = 0     # node-by-node runs (at most NODE_BY_NODE_RUNS)
         self.steps = None  # (`build`)
         self.template = self.leaf_pos = None
         self.clocked = False  # whether a step is a LAPACK call

@@ -19,7 +19,7 @@ import pytest
 
 import lazyarray as xp
 from lazyarray import _engine
-from lazyarray._interpret import HostProgram, Stub
+from lazyarray._interpret import NODE_BY_NODE_RUNS, HostProgram, Stub
 from lazyarray._ops import shape as shape_ops
 from lazyarray._ops.core import host_step
 
@@ -48,7 +48,7 @@ def _tracked_reachable(root):
 
 def _program_of_one_graph(run):
     (seen,) = _engine.state.sightings.values()
-    for _ in range(2):  # (the second run builds the steps)
+    for _ in range(NODE_BY_NODE_RUNS):  # (the run after the node-by-node ones builds the steps)
         run()
     assert type(seen.steps) is HostProgram and seen.steps.steps is not None
     return seen.steps
