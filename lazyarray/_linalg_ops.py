@@ -11,7 +11,7 @@ import math
 from . import _dtypes as dt
 from . import _ops as ops
 from ._ops import conj, eye, kernel, triangular_solve, zeros  # noqa: F401 - the chapter's vocabulary
-from ._ops.linalg import lu_solve as _lu_solve_node
+from ._ops.linalg import lu_solve as lu_solve_node
 
 # ---------------------------------------------------------------- building blocks
 
@@ -73,7 +73,7 @@ def solve(a, b, platform):
     node (`_ops.linalg.lu_solve`: the LU, the row gather and both triangular solves in one host
     step, the same program compiled), elsewhere the LU kernel and `lu_solve`'s nodes."""
     if platform == "cpu" and math.prod(a.shape) and math.prod(b.shape):
-        return _lu_solve_node(a, b, platform)
+        return lu_solve_node(a, b, platform)
     _, _, perm = factors = kernel("lu", a, platform)
     return lu_solve(factors[0], perm, b)
 

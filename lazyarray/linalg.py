@@ -210,6 +210,16 @@ def slogdet(x: Array, /) -> SlogdetResult:
 
 
 def solve(x1: Array, x2: Array, /) -> Array:
+    if isinstance(x1, Array) and isinstance(x2, Array):
+        a, b = x1._node, x2._node
+        sa, sb = a.shape, b.shape
+        if (len(sa) == 2 and len(sb) == 2 and sa[0] == sa[1] == sb[0] and sa[0] and sb[1]
+                and a.dtype is b.dtype and a.dtype in _LU_SOLVE_DTYPES and x1._device is x2._device
+                and x1._device.platform == "cpu" and not _config.checks):
+            # the common case: a matrix a and a matrix b of one floating dtype on one CPU device,
+            # nonempty, unchecked: the one node the general path below records (`la.solve`),
+            # bound without its conversions, broadcasts and the rule's checks made here
+            return Array._wrap(la.lu_solve_node(a, b, "cpu", checked=True), x1._device)
     a, b = _pair(x1, x2, "solve", "floating")
     if x1.ndim < 2 or x1.shape[-1] != x1.shape[-2]:
         raise ValueError(f"linalg.solve: x1 must be square matrices, got shape {x1.shape}")
@@ -232,6 +242,9 @@ def solve(x1: Array, x2: Array, /) -> Array:
     if _config.checks and x1.size and x2.size:
         _checks.nonzero_pivots(out, la.diagonal(factors), f"solve with x1 of shape {x1.shape}")
     return _wrap(ops.reshape(out, batch + (m,)) if vector else out, x1)
+
+
+_LU_SOLVE_DTYPES = (dt.float32, dt.float64, dt.complex64, dt.complex128)  # (`solve`'s fast path)
 
 
 def inv(x: Array, /) -> Array:

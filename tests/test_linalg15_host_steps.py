@@ -164,3 +164,43 @@ def test_kernel_of_a_non_floating_operand_raises_every_time():
     for _ in range(2):
         with pytest.raises(AssertionError):
             L.kernel("cholesky", a, DEV.platform)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
+def test_solve_fast_path_records_the_general_paths_node(dtype, monkeypatch):
+    import lazyarray.linalg as LN
+    from lazyarray import _config
+    monkeypatch.setattr(_config, "checks", False)
+    A, B = _data((5, 5), dtype, 7), _data((5, 3), dtype, 8)
+    a, b = xp.asarray(A), xp.asarray(B)
+    fast = LN.solve(a, b)._node
+    kept = LN._LU_SOLVE_DTYPES
+    monkeypatch.setattr(LN, "_LU_SOLVE_DTYPES", ())
+    general = LN.solve(a, b)._node
+    assert fast.op is general.op is L.LU_SOLVE
+    assert fast.args == general.args == (a._node, b._node)
+    assert (fast.attrs, fast.shape, fast.dtype) == (general.attrs, general.shape, general.dtype)
+    monkeypatch.setattr(LN, "_LU_SOLVE_DTYPES", kept)
+    host, compiled = both(LN.solve(a, b))
+    assert_same(host, compiled)
+    tol = 1e-3 if dtype in ("float32", "complex64") else 1e-10
+    np.testing.assert_allclose(host, np.linalg.solve(A, B), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("checks", [False, True])
+def test_solve_fast_path_leaves_other_calls_to_the_general_path(checks, monkeypatch):
+    from lazyarray import _config
+    monkeypatch.setattr(_config, "checks", checks)
+    f = xp.asarray(np.eye(3))
+    assert (xp.linalg.solve(f, f)._node.op is L.LU_SOLVE) == (not checks)
+    with pytest.raises(TypeError):
+        xp.linalg.solve(xp.asarray(np.eye(3, dtype=np.int64)), xp.asarray(np.ones((3, 2), np.int64)))
+    with pytest.raises(ValueError):
+        xp.linalg.solve(xp.asarray(np.ones((3, 4))), xp.asarray(np.ones((3, 2))))
+    with pytest.raises(ValueError):
+        xp.linalg.solve(f, xp.asarray(np.ones((4, 2))))
+    # a float32 b beside float64 a: promoted; a vector b; an empty b
+    x = xp.linalg.solve(f, xp.asarray(np.ones((3, 2), np.float32)))
+    assert x.dtype == xp.float64 and np.array_equal(np.asarray(x), np.ones((3, 2)))
+    assert np.array_equal(np.asarray(xp.linalg.solve(f, xp.asarray(np.ones(3)))), np.ones(3))
+    assert np.asarray(xp.linalg.solve(f, xp.asarray(np.ones((3, 0))))).shape == (3, 0)

@@ -389,8 +389,17 @@ LU_SOLVE = OpDef("lu_solve", attrs=("platform",), rule=_lu_solve_rule, lower=_lo
                  evaluate=_evaluate_lu_solve, covers=_covers_lu_solve, compile_extra=_lu_solve_compile_extra)
 
 
-def lu_solve(a, b, platform):
+def lu_solve(a, b, platform, checked=False):
     """x with a x = b for a (..., M, M) and b (..., M, K) of one batch, nonempty, on the CPU
     platform: one node standing for the LU kernel, the row gather and the two triangular solves
-    (`_linalg_ops.lu_solve`'s composition, which other platforms record)."""
-    return LU_SOLVE.bind((a, b), LU_SOLVE.Attrs(platform))
+    (`_linalg_ops.lu_solve`'s composition, which other platforms record). `checked`: the caller
+    has checked what the rule checks (the namespace's fast path): bound without asking it."""
+    attrs = _lu_solve_attrs.get(platform)
+    if attrs is None:
+        attrs = memo(_lu_solve_attrs, (platform,), LU_SOLVE.Attrs)
+    if checked:
+        return _bind(LU_SOLVE, (a, b), attrs, b.shape, b.dtype)
+    return LU_SOLVE.bind((a, b), attrs)
+
+
+_lu_solve_attrs = {}  # platform -> LU_SOLVE.Attrs (`core.memo`)
