@@ -267,14 +267,10 @@ def _split_read(target, traced, device, site):
     creation, so the order they come in does not matter), found from `computed_nodes` as at a
     budget cut, without the whole graph's `Plan` and structural key; then a plan of what the
     chunks left. False, with the traced count restored and nothing run, when the graph is not
-    one to split (the usual path then plans and searches it)."""
-    order = computed_nodes([target])
-    n = len(order)
-    if not _segment.worth_trying(n if n > traced else traced):
-        state.split_sites.discard(site)
-        return False
+    one to split (the usual path then plans and searches it). (`_segment.chunks` finds the
+    nodes: a loop's next call is replayed from those recorded since the last sync, no walk.)"""
     pending.nodes_since_sync = 0
-    if not _run_segmented([target], order, device, site, keep_tail=False):
+    if not _run_segmented([target], None, device, site, keep_tail=False, traced=traced):
         state.split_sites.discard(site)
         pending.nodes_since_sync = traced
         return False
@@ -322,12 +318,13 @@ def read_scalar(node, device, cause):
         return v.reshape(())[()]
 
 
-def _run_segmented(outputs, order, device, site, keep_tail):
+def _run_segmented(outputs, order, device, site, keep_tail, traced=None):
     """Compute a loop's unrolled graph (`order`: its computed nodes; None: `_segment.chunks`
-    finds them) chunk by chunk (see `_segment`). Returns False when the graph is not periodic.
-    With `keep_tail`, the nodes after the last whole chunk stay pending and count towards the
-    next cut's budget."""
-    found = _segment.chunks(outputs, order, keep_tail, repeat=True)  # (on a mesh too: _sharding_rules has REPEAT's rule)
+    finds them, and at a read (`traced`: the nodes traced) looks for a loop only where
+    `_segment.worth_trying`) chunk by chunk (see `_segment`). Returns False when the graph is
+    not periodic. With `keep_tail`, the nodes after the last whole chunk stay pending and count
+    towards the next cut's budget."""
+    found = _segment.chunks(outputs, order, keep_tail, repeat=True, traced=traced)  # (on a mesh too: _sharding_rules has REPEAT's rule)
     if found is None:
         return False
     pieces, tail = found

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import operator
 import weakref
-from itertools import chain as _chain, compress as _compress, count as _count, islice as _islice, repeat as _forever
+from itertools import chain as _chain, count as _count, islice as _islice, repeat as _forever
 from sys import getrefcount as _refcount
 
 import numpy as np
@@ -133,38 +133,50 @@ def worth_trying(n_nodes):
     return n_nodes >= MIN_NODES or (last is not None and n_nodes >= len(last))
 
 
-def chunks(outputs, order, keep_tail, repeat=True):
+def chunks(outputs, order, keep_tail, repeat=True, traced=None):
     """Split the graph behind `outputs` (`order`: its computed nodes, any order) into pieces to
     compute in order, or None if it is small or not periodic. Returns (pieces, tail_size): each
     piece is the list of its nodes that later pieces or `outputs` need. With `keep_tail` (a budget
     cut) the trailing nodes after the last chunk that looks like the first stay pending
     (tail_size of them); otherwise the caller computes whatever the pieces left with `outputs`.
 
-    `order` None (the engine's budget cut): the sync starts here. The nodes recorded since the
-    last sync (`_graph.recorded`, creation order) are tried first as a loop's next call
-    (`_replay_call`): its key holds which operands come from outside and which nodes are outputs,
-    so it equals a recorded key only when they are exactly the graph's computed nodes (all
-    pending, each read by an output); otherwise the graph is walked (`computed_nodes`) and
-    sorted, as for a given `order`. A cut's pending tail starts the recorded nodes again once
-    its pieces ran (`restore_tail`)."""
+    `order` None (the engine's budget cut, and its read at a site that split a loop): the sync
+    starts here. The nodes recorded since the last sync (`_graph.recorded`, creation order) are
+    tried first as a loop's next call (`_replay_call`): its key holds which operands come from
+    outside and which nodes are outputs, so it equals a recorded key only when they are exactly
+    the graph's computed nodes (all pending, each read by an output); otherwise the graph is
+    walked (`computed_nodes`) and sorted, as for a given `order`, and at a read (`traced`: the
+    nodes traced since the last sync) split only where `worth_trying`. A cut's pending tail
+    starts the recorded nodes again once its pieces ran (`restore_tail`)."""
     last = state.last_chunk  # descriptions of the nodes of the last loop chunk found
     if last is None:
         _recipes.clear()  # (a reset engine: nothing recorded before it is replayed)
     if order is None:
-        # (a node no other object holds (the list's reference and the call's alone: 2) is read
-        # by no node and no handle: not the graph's; `.T` before `@` makes one an iteration)
-        held = list(map(_refcount, _recorded))
-        nodes = list(_compress(_recorded, map((2).__lt__, held)))
+        nodes = _held(_recorded)
         _recorded.clear()
         if scalar_leaves:  # (the sync starts, as `computed_nodes` starts it)
             scalar_leaves.clear()
         done = _replay_call(nodes, outputs, keep_tail, repeat, last)[0]
         if done is None:
-            nodes = sorted(computed_nodes(outputs), key=_serial)
+            nodes = computed_nodes(outputs)
+            n = len(nodes)
+            if traced is not None and not worth_trying(n if n > traced else traced):
+                return None
+            nodes.sort(key=_serial)
             done = _chunks(nodes, outputs, keep_tail, repeat, last)
         _tail[:] = nodes[len(nodes) - done[1]:] if done is not None and keep_tail and done[1] else ()
         return done
     return _chunks(sorted(order, key=_serial), outputs, keep_tail, repeat, last)
+
+
+def _held(nodes):
+    """The nodes of the list `nodes` some other object holds: one no node reads and no handle
+    holds is not the graph's (`.T` before `@` makes one an iteration: `@` reads the matrix)."""
+    return [n for n in nodes if _refcount(n) > _ALONE]
+
+
+# `_held`'s count of an object only its list holds (the list, the loop's name, the call's argument)
+_ALONE = [_refcount(n) for n in [object()]][0]
 
 
 _tail = []  # the pending tail of the last budget cut chunked (`chunks`), until `restore_tail`

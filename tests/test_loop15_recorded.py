@@ -1,9 +1,9 @@
-"""A budget cut tries the nodes recorded since the last sync (`_graph.recorded`, creation order)
-as its graph before walking it (`_segment.chunks` with no order): a loop's next call replays its
-recipe from them, the nodes nothing holds (a `.T` folded into `@`) left out. The recipe's key
-decides: recorded nodes that are not exactly the graph's computed nodes fall back to the walk,
-with the same pieces and values. The list keeps nothing alive past a sync. Values against numpy,
-and bit for bit against the walk alone."""
+"""A budget cut, and a read where a loop was split, try the nodes recorded since the last sync
+(`_graph.recorded`, creation order) as the graph before walking it (`_segment.chunks` with no
+order): a loop's next call replays its recipe from them, the nodes nothing holds (a `.T` folded
+into `@`) left out. The recipe's key decides: recorded nodes that are not exactly the graph's
+computed nodes fall back to the walk, with the same pieces and values. The list keeps nothing
+alive past a sync. Values against numpy, and bit for bit against the walk alone."""
 import gc
 import weakref
 
@@ -26,17 +26,17 @@ def _spy(monkeypatch):
         return real_walk(outputs)
 
     def replay(nodes, outputs, keep_tail, repeat, last):
-        taken = nodes is not None and keep_tail
+        taken = nodes is not None
         want = sorted(real_walk(outputs), key=_segment._serial) if taken else None
         got = real_replay(nodes, outputs, keep_tail, repeat, last)
         if taken and got[0] is not None:
             assert len(nodes) == len(want) and all(a is b for a, b in zip(nodes, want))
         return got
 
-    def chunks(outputs, order, keep_tail, repeat=True):
-        if order is None:
+    def chunks(outputs, order, keep_tail, *args, **kw):
+        if order is None and keep_tail:
             seen["from_recorded"] += 1
-        return real_chunks(outputs, order, keep_tail, repeat)
+        return real_chunks(outputs, order, keep_tail, *args, **kw)
 
     real_chunks = _segment.chunks
     monkeypatch.setattr(_segment, "computed_nodes", walk)
@@ -66,7 +66,7 @@ def test_steady_cuts_replay_the_recorded_nodes_without_a_walk(fresh, rng, monkey
     before = replays[0]
     got += _calls(X, y, w, 3)
     assert seen["from_recorded"] >= 6 and replays[0] - before >= 6
-    assert seen["walks"] == 0  # (every steady cut: the recorded nodes were the graph)
+    assert seen["walks"] == 0  # (every steady cut and read: the recorded nodes were the graph)
     for g in got:
         np.testing.assert_allclose(g, want, rtol=1e-9, atol=1e-12)
     # the same calls with the recorded nodes never tried (an empty list): the walk's bits
