@@ -15,7 +15,7 @@ import numpy as np
 from . import _dtypes as dt
 from ._bounded import keep
 from . import _ops as ops
-from . import _config, _engine, _host_sync, _mask_index, _views
+from . import _host_sync, _mask_index, _views
 from ._advanced_indexing import getitem_advanced, setitem_advanced, whole_mask_write
 from ._array_object import Array, _View, check_writable, strides_of
 from ._basic_indexing import (
@@ -23,7 +23,7 @@ from ._basic_indexing import (
     read_recipe, slice_read, slice_write,
 )
 from ._helpers import is_scalar
-from ._graph import Node as _Node, bind as _bind, leaf_from_host, pending as _pending, root as _root
+from ._graph import Node as _Node, bind as _bind, leaf_from_host, pending as _pending
 from ._host_data import numpy_leaf
 from ._metrics import metrics
 
@@ -339,8 +339,8 @@ def setitem(x, key, value, /):
     # (also a write that selects nothing, as numpy) `check_writable`'s answer, inline for a plain
     # array (never read-only) and a view of one (read-only when its step is): ~0.4 us a write
     tx = type(x)
-    if tx is not Array:
-        if tx is _View and type(x._base) is Array:
+    if tx is not Array and tx is not _Running:
+        if tx is _View and (type(x._base) is Array or type(x._base) is _Running):
             if x._step.readonly:
                 raise x._step.refusal()
         else:
@@ -364,7 +364,7 @@ def setitem(x, key, value, /):
           and type(value) is _Element):
         # (the same write of an element not bound yet: `_element_run` takes it from the slot)
         held = _NODE_SLOT.__get__(value)
-        meta = x._pending_node() if type(x) is _View else x._node
+        meta = x._node if type(x) is Array else x._pending_node()  # (a view's, an open run's: no re-read)
         if (type(held) is tuple and held[0].dtype is meta.dtype and value._device is x._device):
             hit = _write_plans.get((meta.shape, key))
             if hit is not None:
@@ -376,7 +376,7 @@ def setitem(x, key, value, /):
         # ~670 writes a GaussianMixture(full) call): what the general path does below on a plan
         # hit (the key is its own pattern; `_value_node` gives vnode itself; () fits ()), without
         # parsing the key or checking the value again
-        meta = x._pending_node() if type(x) is _View else x._node
+        meta = x._node if type(x) is Array else x._pending_node()  # (a view's, an open run's: no re-read)
         vnode = value._node
         if not vnode.shape and vnode.dtype is meta.dtype and value._device is x._device:
             hit = _write_plans.get((meta.shape, key))
@@ -384,8 +384,9 @@ def setitem(x, key, value, /):
                 return _write_element(x, vnode, hit[0], key)
     # x's shape and dtype, which no write changes: read from a view's last node, since reading
     # its current one would first read it again from a base written since (two nodes per write
-    # into a view, each element of a diagonal written through `covariances[k, :, :]`)
-    meta = x._pending_node() if type(x) is _View else x._node
+    # into a view, each element of a diagonal written through `covariances[k, :, :]`), and from
+    # an open element run's base (`_Running`), which reading its node would close
+    meta = x._node if type(x) is Array else x._pending_node()
     pattern = _pattern(key)
     hit = None if pattern is None else _write_plans.get((meta.shape, pattern))
     if hit is None:
@@ -502,28 +503,19 @@ def _write_element(x, vnode, axes, pattern):
     """`setitem`'s write of one element (an integer for every axis, a 0-D value of x's dtype):
     the node slice_write binds for it, dynamic_update_slice(base, value, int64 host starts), into
     the base a chain of basic views composes to, bound at once (its rule holds: one start per
-    axis of a nonempty base, the value 0-D of its dtype). scikit-learn's `_add_to_diagonal`
-    writes each diagonal element of a view so. `vnode` may be the (vector node, index) of an
-    `_Element` not bound yet: its nodes are bound here unless `_element_run` takes it (the
-    element itself stays unbound: a later use binds its own nodes, of the same value)."""
+    axis of a nonempty base, the value 0-D of its dtype), unless it joins an element run
+    (`_element_run`). scikit-learn's `_add_to_diagonal` writes each diagonal element of a view
+    so. `vnode` may be the (vector node, index) of an `_Element` not bound yet: its nodes are
+    bound here unless the run takes it (the element itself stays unbound: a later use binds its
+    own nodes, of the same value)."""
     with _views.write_lock:
         x, axes = _write_target(x, axes, pattern)
-        node = x._node
         if type(vnode) is tuple or vnode.op is _RESHAPE:
-            run = _element_run(node, vnode, axes)
-            if run is not None:
-                comp = node.comp
-                if type(x) is Array and comp is not None and _root(comp) is _root(run.comp):
-                    # (`Array._rebind`: x is registered in this component already, since it
-                    # holds the run's last node, pending in it: only the node changes)
-                    x._node = run
-                    if _pending.nodes_since_sync >= _config.node_budget:
-                        _engine.maybe_cut()
-                else:
-                    x._rebind(run)
+            if _element_run(x, vnode, axes):
                 return
             if type(vnode) is tuple:
                 vnode = _element_nodes(*vnode)
+        node = x._node
         args = [node, vnode]
         for a in axes:
             args.append(leaf_from_host(a.start, (), _INT64))  # (`ops.scalar(a.start, dt.int64)`)
@@ -535,32 +527,105 @@ _INT64 = dt.int64
 
 # Element writes of elements of one vector, run together (scikit-learn's `_add_to_diagonal`:
 # `value = diagonal(a) + v; for i in ...: a[i, i] = value[i]`, ~24 writes an EM step of
-# GaussianMixture(full), each a dynamic_update_slice of a dynamic_slice and its reshape). The run
-# so far, for the scatter node it ended in: (weak references to that node and the vector, a
-# (RUN_MAX, rank) buffer whose first rows are the writes' rows (the index leaves' values are its
-# views: rows only appended), the number of writes, the vector's positions or None for 0, 1,
-# 2, ...: nothing it holds keeps a value alive). One run at a time (a run's writes come one after the
-# other); written with the write lock held.
-_last_run = [None]
-RUN_MAX = 64  # writes a run's scatter takes at most (each write copies its index rows: K^2)
+# GaussianMixture(full), each a dynamic_update_slice of a dynamic_slice and its reshape), and
+# recorded when the array is next used: one run open at a time, written with the write lock held.
+RUN_MAX = 64  # writes a run's scatter takes at most
 
 
-def _element_run(node, vnode, axes):
-    """The node `node` becomes after the element write of `vnode` (a 0-D node) at `axes` (one
-    element of every axis), when vnode is element j of a 1-D vector `vec` as `_element` reads it
-    (reshape to () of dynamic_slice(vec, [j]) of size 1, j a Python int in range, a host leaf;
-    or vnode is (vec, j) itself, the slot of an `_Element` not bound yet):
-    scatter(base, rows, vec's elements at the run's positions) in 'set' mode over every axis,
-    where base is what the run's first write wrote into and rows/positions are the run's writes
-    in order, this one last. None for any other write (the caller binds its
-    dynamic_update_slice).
+class _Run:
+    """An open element run: its array (weakly), the node the run writes into, the vector, a
+    (RUN_MAX, rank) buffer whose first k rows are the writes' rows, the vector's positions or None
+    for 0, 1, ..., k-1."""
+    __slots__ = ("target", "base", "vec", "buf", "k", "srcs")
+
+
+_open_run = [None]
+
+
+class _Running(Array):
+    """A plain array an open element run writes into (`_element_run`): its slot keeps the node
+    the run writes into until its first use binds the run's scatter (`_close_run`) and makes it
+    a plain Array again. The run's writes change neither shape nor dtype, which answer without
+    binding; a sync that finds it pending computes the run's base (`_pending_node`), which the
+    scatter then reads."""
+    __slots__ = ()
+
+    @property
+    def _node(self):
+        return _close_run(self)
+
+    @_node.setter
+    def _node(self, node):  # (`Array._rebind`, of a node made from the one the property gave)
+        _close_run(self)
+        _NODE_SLOT.__set__(self, node)
+
+    def _pending_node(self):
+        return _NODE_SLOT.__get__(self)
+
+    @property
+    def dtype(self):
+        return _NODE_SLOT.__get__(self).dtype
+
+    @property
+    def shape(self):
+        return _NODE_SLOT.__get__(self).shape
+
+    @property
+    def ndim(self):
+        return len(_NODE_SLOT.__get__(self).shape)
+
+
+def _close_run(x):
+    """The node of the `_Running` x: its run's scatter, bound now; x becomes a plain Array, a
+    pending handle of that node (`Array._rebind`'s registration)."""
+    with _views.write_lock:
+        node = _NODE_SLOT.__get__(x)
+        if type(x) is not _Running:  # (closed meanwhile by another thread)
+            return node
+        run = _open_run[0]
+        if run is not None and run.target() is x:
+            _open_run[0] = None
+            node = _run_node(run)
+            _NODE_SLOT.__set__(x, node)
+        x.__class__ = Array
+        _pending.add(x, node)
+        return node
+
+
+def _run_node(run):
+    """scatter(base, rows, vec's elements at the run's positions) in 'set' mode over every axis:
+    the run's writes in order, as one node (the nodes `ops.slice_` / `ops.gather_points` and
+    `ops.scatter_points` bind, bound at once: their rules hold by construction, and the
+    verifier checks them again at the sync)."""
+    base, vec, k, srcs = run.base, run.vec, run.k, run.srcs
+    dtype = base.dtype
+    if srcs is None:  # positions 0, 1, ..., k-1: a prefix of vec (vec itself when it is all)
+        upd = vec if k == vec.shape[0] else _bind(ops.SLICE, (vec,), ops.memo(_prefixes, (k,), _prefix_attrs), (k,), dtype)
+    else:
+        positions = leaf_from_host(np.array(srcs, np.int64).reshape(k, 1), (k, 1), _INT64)
+        upd = _bind(ops.GATHER, (vec, positions), _FIRST_AXIS, (k,), dtype)
+    nd = len(base.shape)
+    idx = leaf_from_host(run.buf[:k], (k, nd), _INT64)
+    return _bind(_SCATTER, (base, idx, upd), ops.memo(_set_alls, (nd,), _set_all_attrs), base.shape, dtype)
+
+
+def _element_run(x, vnode, axes):
+    """Record the element write of `vnode` (a 0-D node) at `axes` (one element of every axis)
+    into the array x (a write target: plain, or already `_Running`) in an element run, when
+    vnode is element j of a 1-D vector `vec` of x's dtype as `_element` reads it (reshape to ()
+    of dynamic_slice(vec, [j]) of size 1, j a Python int in range, a host leaf; or vnode is
+    (vec, j) itself, the slot of an `_Element` not bound yet); True then, None for any other
+    write (the caller binds its dynamic_update_slice) and for x of another class (numpy-aliased,
+    borrowed). Consecutive writes of one vector's elements into one array join one run, bound
+    as one scatter at the array's next use (`_close_run`), at most RUN_MAX writes; a write of
+    another vector, or into another array, closes the open run first.
 
     The same value as the writes one by one: each element write is a dynamic_update_slice of
     one element at in-range starts, and a 'set' scatter applies its updates in order, the last
     winning (`_ops.gather`); its gather reads in-range positions, so nothing clamps or is
-    dropped. The element reads and the earlier scatters of the run are left unused (nodes never
-    change: a graph that used them keeps their value): a sync walks and runs one node for the
-    run instead of three a write."""
+    dropped. Nothing is bound while the run lasts (the element reads included, when not bound
+    yet): a sync walks and runs one node for the run instead of three a write, and recording a
+    write is a row of the run's buffer."""
     if type(vnode) is tuple:  # (an `_Element` not bound yet: its vector's node and index)
         vec, j = vnode
     else:
@@ -573,37 +638,47 @@ def _element_run(node, vnode, axes):
         j = start.host
         if type(j) is not int or start.op is not None:
             return None
-    if len(vec.shape) != 1 or vec.dtype is not node.dtype:
+    tx = type(x)
+    if tx is not Array and tx is not _Running:
+        return None
+    shape = _NODE_SLOT.__get__(x).shape
+    if len(vec.shape) != 1 or vec.dtype is not _NODE_SLOT.__get__(x).dtype:
         return None
     n = vec.shape[0]
     if not 0 <= j < n:
         return None
-    nd = len(node.shape)
-    last = _last_run[0]
-    if (last is not None and node.op is _SCATTER and last[0]() is node and last[1]() is vec
-            and last[3] < RUN_MAX):
-        base, buf, k = node.args[0], last[2], last[3] + 1
-        srcs = last[4] + (j,) if last[4] is not None else (None if j == k - 1 else tuple(range(k - 1)) + (j,))
-    else:
-        base, k, srcs = node, 1, None if j == 0 else (j,)
-        buf = np.empty((RUN_MAX, nd), np.int64)
-    row = buf[k - 1]
+    run = _open_run[0]
+    if tx is _Running:
+        if run is not None and run.vec is vec and run.k < RUN_MAX and run.target() is x:  # (x's run goes on)
+            k = run.k = run.k + 1
+            srcs = run.srcs
+            if srcs is not None:
+                run.srcs = srcs + (j,)
+            elif j != k - 1:
+                run.srcs = tuple(range(k - 1)) + (j,)
+            row = run.buf[k - 1]
+            for d, a in enumerate(axes):
+                row[d] = a.start
+            return True
+        _close_run(x)  # (another vector, or a full run: a run of its own, on the one bound now)
+    elif run is not None:
+        target = run.target()
+        if target is not None:
+            _close_run(target)  # (one run open at a time)
+        _open_run[0] = None
+    run = _Run()
+    run.target = _weakref(x)
+    run.base = _NODE_SLOT.__get__(x)
+    run.vec = vec
+    run.buf = buf = np.empty((RUN_MAX, len(shape)), np.int64)
+    run.k = 1
+    run.srcs = None if j == 0 else (j,)
+    row = buf[0]
     for d, a in enumerate(axes):
         row[d] = a.start
-    # (the nodes `ops.slice_` / `ops.gather_points` and `ops.scatter_points` bind, bound at once:
-    # their rules hold by construction, and the verifier checks them again at the sync)
-    dtype = node.dtype
-    if srcs is None:  # positions 0, 1, ..., k-1: a prefix of vec (vec itself when it is all)
-        upd = vec if k == n else _bind(ops.SLICE, (vec,), ops.memo(_prefixes, (k,), _prefix_attrs), (k,), dtype)
-    else:
-        positions = leaf_from_host(np.array(srcs, np.int64).reshape(k, 1), (k, 1), _INT64)
-        upd = _bind(ops.GATHER, (vec, positions), _FIRST_AXIS, (k,), dtype)
-    # (the run's rows so far: its buffer's first k rows, which no later write changes; the run's
-    # next write fills row k, outside this leaf's value)
-    idx = leaf_from_host(buf[:k], (k, nd), _INT64)
-    out = _bind(_SCATTER, (base, idx, upd), ops.memo(_set_alls, (nd,), _set_all_attrs), node.shape, dtype)
-    _last_run[0] = (_weakref(out), _weakref(vec), buf, k, srcs)
-    return out
+    _open_run[0] = run
+    x.__class__ = _Running
+    return True
 
 
 def _prefix_attrs(k):

@@ -136,3 +136,82 @@ def test_element_of_another_dtype_or_no_run(rng):
         want[i, i] = np.float32([1.5, 2.5, 3.5][i])
         want[i, (i + 1) % 3] = [4.0, 5.0, 6.0][i]
     np.testing.assert_array_equal(np.asarray(x), want)
+
+
+# ---------------------------------------------------------------- element runs bound at the next use
+
+def _running(a):
+    return type(a) is _indexing._Running
+
+
+def test_a_run_is_bound_at_the_next_use(rng):
+    a_np, v_np = rng.standard_normal((4, 4)), rng.standard_normal(4)
+    want = a_np.copy()
+    want[np.arange(4), np.arange(4)] = v_np
+    uses = [(lambda a: a, lambda w: w), (lambda a: a * 1.0, lambda w: w * 1.0),
+            (lambda a: a[1:, :], lambda w: w[1:, :]), (lambda a: a.T, lambda w: w.T),
+            (xp.linalg.diagonal, np.diagonal), (lambda a: xp.sum(a, axis=0), lambda w: np.sum(w, axis=0)),
+            (lambda a: xp.reshape(a, (16,)), lambda w: np.reshape(w, (16,)))]
+    for use, use_np in uses:
+        a, v = xp.asarray(a_np) + 0, _pending(v_np)
+        for i in range(4):
+            a[i, i] = v[i]
+        assert _running(a) and a.shape == (4, 4) and a.dtype == xp.float64 and a.ndim == 2
+        np.testing.assert_array_equal(np.asarray(use(a)), use_np(want))
+        assert not _running(a)
+        np.testing.assert_array_equal(np.asarray(a), want)
+
+
+def test_a_run_across_syncs_and_other_writes(rng):
+    a_np, v_np, b_np = rng.standard_normal((5, 5)), rng.standard_normal(5), rng.standard_normal(3)
+    a, v, b = xp.asarray(a_np) + 0, _pending(v_np), _pending(b_np)
+    want = a_np.copy()
+    a[0, 0] = v[0]
+    a[1, 1] = v[1]
+    float(xp.sum(b))  # (a sync of another graph while the run is open)
+    assert _running(a)
+    a[2, 2] = v[2]
+    a[4, :] = 9.0  # (a general write: the run bound first)
+    a[3, 3] = v[3]
+    float(xp.sum(a * 0.0 + v[0]))  # (a sync of a graph that reads the run)
+    a[0, 4] = v[4]
+    want[[0, 1, 2], [0, 1, 2]] = v_np[:3]
+    want[4, :] = 9.0
+    want[3, 3], want[0, 4] = v_np[3], v_np[4]
+    np.testing.assert_array_equal(np.asarray(a), want)
+
+
+def test_a_run_whose_array_dies_and_runs_of_two_arrays(rng):
+    v_np = rng.standard_normal(3)
+    v = _pending(v_np)
+    a = xp.asarray(np.zeros((3, 3))) + 0
+    a[0, 0] = v[0]
+    del a  # (its run is dropped with it)
+    b, c = xp.asarray(np.zeros((3, 3))) + 0, xp.asarray(np.ones((3, 3))) + 0
+    b[0, 0] = v[0]
+    c[1, 1] = v[1]  # (b's run bound: one run open at a time)
+    assert not _running(b) and _running(c)
+    b[2, 2] = v[2]
+    wb, wc = np.zeros((3, 3)), np.ones((3, 3))
+    wb[0, 0], wb[2, 2], wc[1, 1] = v_np[0], v_np[2], v_np[1]
+    np.testing.assert_array_equal(np.asarray(c), wc)
+    np.testing.assert_array_equal(np.asarray(b), wb)
+
+
+def test_numpy_aliased_and_leaf_targets(rng):
+    """A target numpy aliases writes element by element (no run); a run into a leaf (an array
+    never computed) gives numpy's values too."""
+    v_np = rng.standard_normal(3)
+    v = _pending(v_np)
+    a = xp.asarray(np.zeros((3, 3))) + 0
+    alias = np.asarray(a)
+    for i in range(3):
+        a[i, i] = v[i]
+    assert not _running(a)
+    np.testing.assert_array_equal(alias, np.diag(v_np))  # (the alias sees the writes)
+    leaf = xp.asarray(np.zeros((3, 3)))
+    v = _pending(v_np)  # (v was computed for the alias: its elements are host values now)
+    for i in range(3):
+        leaf[i, 2 - i] = v[i]
+    assert _running(leaf)
+    np.testing.assert_array_equal(np.asarray(leaf), np.fliplr(np.diag(v_np)))
