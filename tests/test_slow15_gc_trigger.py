@@ -4,15 +4,27 @@ collection comes as soon as between any two others instead of after a quarter of
 promoted (and then scanning all of that at once); the setup frozen at the first graph is the base
 the doubling is measured from. Each case in a fresh interpreter (`test_gc_survivors._run`, small
 collector thresholds)."""
+import textwrap
+
 from test_gc_survivors import _run
 
-COMPLETE_THEN_FIRST_SIGHT = """
+# real growth of the old generation (objects kept alive), which a complete scan follows
+GROW = textwrap.dedent("""
+    grown = []
+    def grow_until(cond):
+        while not cond():
+            grown.append([len(grown)])
+            if len(grown) > 3_000_000:
+                raise AssertionError("condition never met")
+""")
+
+COMPLETE_THEN_FIRST_SIGHT = GROW + textwrap.dedent("""
     import numpy as np
     {patch}
     x = lazyarray.asarray(np.arange(5.0)); float(lazyarray.sum(x * 2.0))  # the first graph
     keep = cycle()
     c0 = _gc_freeze.oldest.complete
-    until(lambda: _gc_freeze.oldest.complete > c0)
+    grow_until(lambda: _gc_freeze.oldest.complete > c0)
     frozen_before = gc.get_freeze_count()
     y = lazyarray.asarray(np.arange(7.0))
     r = float(lazyarray.sum(y * 3.0 + 1.0))  # a graph not seen before: a first sight
@@ -20,7 +32,7 @@ COMPLETE_THEN_FIRST_SIGHT = """
     print(frozen(keep), keep.me is keep, gc.get_freeze_count() >= frozen_before)
     p0 = _gc_freeze.oldest.partial
     print(until(lambda: _gc_freeze.oldest.partial > p0))
-"""
+""")
 
 
 def test_a_first_sight_after_a_complete_scan_resets_the_trigger_without_unfreezing():
@@ -39,11 +51,11 @@ def test_without_the_reset_the_next_partial_waits_for_a_quarter_of_the_heap():
 
 
 def test_the_reset_is_partial_and_frees_garbage_promoted_since():
-    out = _run("""
+    out = _run(GROW + textwrap.dedent("""
         import numpy as np
         x = lazyarray.asarray(np.arange(5.0)); float(lazyarray.sum(x * 2.0))
         c0 = _gc_freeze.oldest.complete
-        until(lambda: _gc_freeze.oldest.complete > c0)
+        grow_until(lambda: _gc_freeze.oldest.complete > c0)
         dead = cycle(); probe = weakref.ref(dead)
         gc.collect(1)  # promoted to the (not frozen) old generation
         del dead
@@ -51,21 +63,21 @@ def test_the_reset_is_partial_and_frees_garbage_promoted_since():
         y = lazyarray.asarray(np.arange(9.0)); float(lazyarray.sum(y - 1.0))
         print(probe() is None, _gc_freeze.oldest.complete == c1, _gc_freeze.oldest.partial == p1)
         print(gc.get_freeze_count() > 10_000, len(gc.get_objects(2)) < 1_000)
-    """)
+    """))
     assert out == ["True", "True", "True", "True", "True"]
 
 
 def test_no_reset_while_the_program_turned_the_collector_off():
-    out = _run("""
+    out = _run(GROW + textwrap.dedent("""
         import numpy as np
         x = lazyarray.asarray(np.arange(5.0)); float(lazyarray.sum(x * 2.0))
         c0 = _gc_freeze.oldest.complete
-        until(lambda: _gc_freeze.oldest.complete > c0)
+        grow_until(lambda: _gc_freeze.oldest.complete > c0)
         gc.disable()
         n2 = gc.get_stats()[2]["collections"]
         y = lazyarray.asarray(np.arange(7.0)); float(lazyarray.sum(y * 3.0))
         print(_gc_freeze.oldest.resets, gc.get_stats()[2]["collections"] == n2, _gc_freeze._setup)
-    """)
+    """))
     assert out == ["0", "True", "False"]
 
 
@@ -80,3 +92,25 @@ def test_the_setup_is_the_base_of_the_next_doubling():
         print(abs(o.base - gc.get_freeze_count()) < 0.1 * o.base)
     """)
     assert out == ["True", "True", "True", "False", "True"]
+
+
+def test_a_doubling_estimate_is_counted_before_a_complete_scan():
+    # promoted objects that die by reference count later: the estimate of the frozen objects
+    # grows, the frozen objects do not, so no complete scan comes
+    out = _run("""
+        import numpy as np
+        x = lazyarray.asarray(np.arange(5.0)); float(lazyarray.sum(x * 2.0))
+        keep = cycle()
+        o = _gc_freeze.oldest
+        c0, n0 = o.complete, gc.get_freeze_count()
+        hold = []
+        for i in range(3_000_000):  # each list is promoted and frozen, then dies by reference count
+            if o.counts >= 2:
+                break
+            hold.append([i])
+            if len(hold) > 20_000:
+                hold = []
+        print(o.complete == c0, frozen(keep), keep.me is keep, gc.get_freeze_count() < 1.5 * n0)
+        print(o.pending < o.base)
+    """)
+    assert out == ["True", "True", "True", "True", "True"]
