@@ -101,22 +101,46 @@ def _periodic_suffix(seq):
     return None
 
 
+def _may_repeat(seq, q):
+    """Whether `seq[:q + 1]` may end in a run that repeats a period p at least MIN_REPEATS times
+    (`_periodic_suffix`): such a run holds seq[q] == seq[q - p] == seq[q - 2p] ... and
+    MIN_REPEATS * p <= q + 1. False rules a run out for every p (a graph with no loop, most
+    searched graphs: each search is a Python loop over its nodes, and up to MAX_SKIP + 1 are
+    made); the candidates j = q - p are found by C-level list searches for seq[q]'s value."""
+    v, index = seq[q], seq.index
+    j = q - (q + 1) // MIN_REPEATS
+    while True:
+        try:
+            j = index(v, j, q)
+        except ValueError:
+            return False
+        p, k = q - j, 2
+        while k < MIN_REPEATS and seq[q - k * p] == v:
+            k += 1
+        if k == MIN_REPEATS:
+            return True
+        j += 1
+
+
 _last_search = [None, None, 0]  # the last graph's descriptions, and its period and skip found
 
 
 def _period_of(descs):
     """((period, length), skip) of the periodic run of `descs` that ends at most MAX_SKIP nodes
     before the newest (a cut lands mid-expression: the newest nodes may be a half-built one), or
-    (None, 0). A loop's graph at every sync is the same sequence: the last answer is kept for it
-    (comparing the descriptions costs a tenth of coding them and searching again)."""
+    (None, MAX_SKIP). A loop's graph at every sync is the same sequence: the last answer is kept
+    for it (comparing the descriptions costs a tenth of coding them and searching again). Only
+    the ends a run may have (`_may_repeat`: a graph with no loop has few) are searched."""
     if descs == _last_search[0]:
         return _last_search[1], _last_search[2]
     seq = _codes(descs)
-    n, found, skip = len(seq), None, 0
-    for skip in range(MAX_SKIP + 1):
-        found = _periodic_suffix(seq[:n - skip])
-        if found is not None:
-            break
+    n, found, skip = len(seq), None, MAX_SKIP
+    for end in range(min(MAX_SKIP + 1, n)):
+        if _may_repeat(seq, n - 1 - end):
+            found = _periodic_suffix(seq[:n - end])
+            if found is not None:
+                skip = end
+                break
     _last_search[:] = descs, found, skip
     return found, skip
 
