@@ -510,16 +510,18 @@ def _write_element(x, vnode, axes, pattern):
     own nodes, of the same value)."""
     with _views.write_lock:
         x, axes = _write_target(x, axes, pattern)
-        if type(vnode) is tuple or vnode.op is _RESHAPE:
-            if _element_run(x, vnode, axes):
-                return
-            if type(vnode) is tuple:
-                vnode = _element_nodes(*vnode)
+        if _element_run(x, vnode, axes):
+            return
+        if type(vnode) is tuple:
+            vnode = _element_nodes(*vnode)
         node = x._node
         args = [node, vnode]
         for a in axes:
             args.append(leaf_from_host(a.start, (), _INT64))  # (`ops.scalar(a.start, dt.int64)`)
-        x._rebind(_bind(ops.DYNAMIC_UPDATE_SLICE, tuple(args), (), node.shape, node.dtype))
+        out = _bind(ops.DYNAMIC_UPDATE_SLICE, tuple(args), (), node.shape, node.dtype)
+        x._rebind(out)
+        if type(x) is Array:  # (a second write of this value next may start a run: `_value_run`)
+            _last_value[0] = (_weakref(out), _weakref(vnode), axes)
 
 
 _INT64 = dt.int64
@@ -533,13 +535,24 @@ RUN_MAX = 64  # writes a run's scatter takes at most
 
 
 class _Run:
-    """An open element run: its array (weakly), the node the run writes into, the vector, a
-    (RUN_MAX, rank) buffer whose first k rows are the writes' rows, the vector's positions or None
-    for 0, 1, ..., k-1."""
-    __slots__ = ("target", "base", "vec", "buf", "k", "srcs")
+    """An open element run: its array (weakly; the node the run writes into is in its slot), the
+    vector (None for a run of one 0-D value: `value`), a (RUN_MAX, rank) buffer whose first k rows
+    are the writes' rows, the vector's positions or None for 0, 1, ..., k-1. Dropped when its
+    array dies (`_drop_run`): nothing it holds outlives the array."""
+    __slots__ = ("target", "vec", "value", "buf", "k", "srcs")
+
+
+def _drop_run(ref):
+    run = _open_run[0]
+    if run is not None and run.target is ref:
+        _open_run[0] = None
 
 
 _open_run = [None]
+# The last element write bound as a dynamic_update_slice into a plain array (the element-by-
+# element path): (weak references to that node and to the value node, the axes), for
+# `_value_run`; set with the write lock held.
+_last_value = [None]
 
 
 class _Running(Array):
@@ -597,9 +610,11 @@ def _run_node(run):
     the run's writes in order, as one node (the nodes `ops.slice_` / `ops.gather_points` and
     `ops.scatter_points` bind, bound at once: their rules hold by construction, and the
     verifier checks them again at the sync)."""
-    base, vec, k, srcs = run.base, run.vec, run.k, run.srcs
+    base, vec, k, srcs = _NODE_SLOT.__get__(run.target()), run.vec, run.k, run.srcs
     dtype = base.dtype
-    if srcs is None:  # positions 0, 1, ..., k-1: a prefix of vec (vec itself when it is all)
+    if vec is None:  # (one 0-D value written k times: its broadcast, `ops.broadcast_to`'s node)
+        upd = _bind(ops.BROADCAST_IN_DIM, (run.value,), ops.broadcast_attrs((k,), ()), (k,), dtype)
+    elif srcs is None:  # positions 0, 1, ..., k-1: a prefix of vec (vec itself when it is all)
         upd = vec if k == vec.shape[0] else _bind(ops.SLICE, (vec,), ops.memo(_prefixes, (k,), _prefix_attrs), (k,), dtype)
     else:
         positions = leaf_from_host(np.array(srcs, np.int64).reshape(k, 1), (k, 1), _INT64)
@@ -629,19 +644,19 @@ def _element_run(x, vnode, axes):
     if type(vnode) is tuple:  # (an `_Element` not bound yet: its vector's node and index)
         vec, j = vnode
     else:
-        if vnode.attrs is not _TO_0D:
-            return None
-        ds = vnode.args[0]
-        if ds.op is not _DYNAMIC_SLICE or ds.attrs is not _WINDOW_OF_ONE:
-            return None
-        vec, start = ds.args
-        j = start.host
-        if type(j) is not int or start.op is not None:
-            return None
+        vec = None
+        if vnode.op is _RESHAPE and vnode.attrs is _TO_0D:
+            ds = vnode.args[0]
+            if ds.op is _DYNAMIC_SLICE and ds.attrs is _WINDOW_OF_ONE:
+                start = ds.args[1]
+                j = start.host
+                if type(j) is int and start.op is None:
+                    vec = ds.args[0]
     tx = type(x)
     if tx is not Array and tx is not _Running:
         return None
-    shape = _NODE_SLOT.__get__(x).shape
+    if vec is None:
+        return _value_run(x, tx, vnode, axes)
     if len(vec.shape) != 1 or vec.dtype is not _NODE_SLOT.__get__(x).dtype:
         return None
     n = vec.shape[0]
@@ -666,18 +681,58 @@ def _element_run(x, vnode, axes):
         if target is not None:
             _close_run(target)  # (one run open at a time)
         _open_run[0] = None
+    _open(x, _NODE_SLOT.__get__(x), vec, None, (axes,), None if j == 0 else (j,))
+    return True
+
+
+def _open(x, base, vec, value, rows, srcs):
+    """Open a run on the plain array x (no run open now) writing into `base` (x's node, or the
+    operand of its last write, which the run then replays): its first writes' axes `rows`."""
     run = _Run()
-    run.target = _weakref(x)
-    run.base = _NODE_SLOT.__get__(x)
+    run.target = _weakref(x, _drop_run)
+    _NODE_SLOT.__set__(x, base)
     run.vec = vec
-    run.buf = buf = np.empty((RUN_MAX, len(shape)), np.int64)
-    run.k = 1
-    run.srcs = None if j == 0 else (j,)
-    row = buf[0]
-    for d, a in enumerate(axes):
-        row[d] = a.start
+    run.value = value
+    run.buf = buf = np.empty((RUN_MAX, len(base.shape)), np.int64)
+    run.k = len(rows)
+    run.srcs = srcs
+    for i, axes in enumerate(rows):
+        row = buf[i]
+        for d, a in enumerate(axes):
+            row[d] = a.start
     _open_run[0] = run
     x.__class__ = _Running
+
+
+def _value_run(x, tx, value, axes):
+    """`_element_run` for a 0-D `value` that is not a vector's element (`_fill_diagonal`'s
+    `a[i, i] = value` of one 0-D array, a pairwise distance matrix's zeros): the write joins x's
+    run of this value; or, when it is the second write of this value in a row into x (the first
+    bound as x's dynamic_update_slice: `_last_value`), it opens a run of the two on that update's
+    operand (a write of a value once stays one dynamic_update_slice). The run's scatter takes the
+    value's broadcast to the run's length. True when it did, else None."""
+    run = _open_run[0]
+    if tx is _Running:
+        if run is not None and run.value is value and run.k < RUN_MAX and run.target() is x:
+            k = run.k = run.k + 1
+            row = run.buf[k - 1]
+            for d, a in enumerate(axes):
+                row[d] = a.start
+            return True
+        return None
+    last = _last_value[0]
+    if last is None or last[1]() is not value:
+        return None
+    node = _NODE_SLOT.__get__(x)
+    if last[0]() is not node:
+        return None
+    _last_value[0] = None
+    if run is not None:
+        target = run.target()
+        if target is not None:
+            _close_run(target)  # (one run open at a time)
+        _open_run[0] = None
+    _open(x, node.args[0], None, value, (last[2], axes), None)
     return True
 
 

@@ -215,3 +215,48 @@ def test_numpy_aliased_and_leaf_targets(rng):
         leaf[i, 2 - i] = v[i]
     assert _running(leaf)
     np.testing.assert_array_equal(np.asarray(leaf), np.fliplr(np.diag(v_np)))
+
+
+# ---------------------------------------------------------------- runs of one 0-D value
+
+def _fill_diagonal(array, value):
+    """scikit-learn's `_fill_diagonal` for a non-numpy namespace, a 0-D value."""
+    value = xp.asarray(value, dtype=array.dtype)
+    for i in range(min(array.shape)):
+        array[i, i] = value
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32, np.bool_])
+def test_one_value_written_along_a_diagonal(dtype, rng):
+    a = rng.random((6, 6)) > 0.5 if dtype is np.bool_ else (rng.standard_normal((6, 6)) * 10).astype(dtype)
+    x = xp.asarray(a)
+    if dtype is not np.bool_:
+        x = x + 0
+    _fill_diagonal(x, 0)
+    ops_ = [line.split(" = ")[1].split("(")[0] for line in xp.graph_text(x).splitlines() if line.startswith("n")]
+    assert ops_.count("scatter") == 1 and "dynamic_update_slice" not in ops_  # (the first write's is left unused)
+    want = a.copy()
+    np.fill_diagonal(want, 0)
+    np.testing.assert_array_equal(np.asarray(x), want)
+
+
+def test_value_writes_one_by_one_and_mixed(rng):
+    """A value written once stays one dynamic_update_slice; values that change, a vector's
+    elements between, and a value computed in the graph give numpy's values."""
+    a = rng.standard_normal((4, 4))
+    x = xp.asarray(a) + 0
+    x[0, 1] = 5.0
+    x[1, 2] = 6.0  # (another Python scalar: its own leaf)
+    ops_ = [line.split(" = ")[1].split("(")[0] for line in xp.graph_text(x).splitlines() if line.startswith("n")]
+    assert "scatter" not in ops_ and ops_.count("dynamic_update_slice") == 2
+    v = _pending([1.0, 2.0, 3.0, 4.0])
+    c = xp.sum(v)  # (a computed 0-D value)
+    want = a.copy()
+    want[0, 1], want[1, 2] = 5.0, 6.0
+    for i, (r, col) in enumerate([(0, 0), (1, 1), (2, 2), (3, 3), (3, 0)]):
+        if i == 2:
+            x[2, 3] = v[1]
+            want[2, 3] = 2.0
+        x[r, col] = c
+        want[r, col] = 10.0
+    np.testing.assert_array_equal(np.asarray(x), want)
