@@ -3,8 +3,9 @@
 - `LINALG_KERNEL`: one output of a decomposition (LU, Cholesky, QR, eigh, eig, SVD). Its lowering
   splices the platform's kernel, as jax lowers it (`_runtime_lapack`), into the module and
   func.calls it, once per module and input however many of the kernel's outputs the graph uses.
-  The outputs share one `LINALG_OPERAND` node, so reading one computes the others still wanted
-  in the same program.
+  The outputs of a kernel of several share one `LINALG_OPERAND` node, so reading one computes
+  the others still wanted in the same program; a kernel of one output (Cholesky, svdvals) is
+  recorded on its input itself, and carries the operand's compile weight (`_kernel_compile_extra`).
 - `TRIANGULAR_SOLVE`: on the CPU, LAPACK's trsm as jax lowers it; elsewhere (or when the
   platform is not known) stablehlo.triangular_solve, which XLA expands itself into blocked
   inverses and matrix products. That expansion differs from trsm beyond rounding (measured:
@@ -117,9 +118,12 @@ def _lower_kernel(e, node, x):
 
 def _kernel_rule(args, a):
     x, = args
-    if x.op is not LINALG_OPERAND or x.dtype.kind not in "fc" or len(x.shape) < 2:
+    if x.dtype.kind not in "fc" or len(x.shape) < 2:
         raise AssertionError(f"linalg kernel {a.name} of {x.shape} {x.dtype.name}")
-    return _outputs(a.name, x.shape, x.dtype, a.params)[a.index]
+    outputs = _outputs(a.name, x.shape, x.dtype, a.params)
+    if x.op is not LINALG_OPERAND and len(outputs) > 1:  # (siblings share one operand node)
+        raise AssertionError(f"linalg kernel {a.name} of several outputs on a {x.op} node")
+    return outputs[a.index]
 
 
 # id(operand value) -> (a weak reference to it, {(kernel, params): [numpy outputs]}), while the value
@@ -169,6 +173,9 @@ def _kernel_step(name, params, kind, specs, index, window, x):
 @prepared(_prepare_kernel)
 def _evaluate_kernel(node, x):
     name, params, _, index = node.attrs
+    if node.args[0].op is not LINALG_OPERAND:  # a kernel of one output on its input: no siblings
+        specs = [(s, d.np) for s, d in _outputs(name, x.shape, node.args[0].dtype, params)]
+        return lapack_host.decompose(name, params, x, specs)[index]
     key = id(x)
     entry = _host_outputs.get(key)
     if entry is None:
@@ -195,6 +202,13 @@ def _lapack_compile_extra(node):
     return LAPACK_COMPILE_EXTRA
 
 
+def _kernel_compile_extra(node):
+    """A kernel of one output recorded on its input (`kernel`) carries what its operand node
+    would have: the decomposition's extra and that node's compile time
+    (`_tier_policy.COMPILE_PER_NODE`), so the tier policy weighs the graph as before."""
+    return 0.0 if node.args[0].op is LINALG_OPERAND else LAPACK_COMPILE_EXTRA + 0.001
+
+
 def _solve_compile_extra(node):
     """trsm is a LAPACK custom call on the CPU; elsewhere XLA's own expansion (not measured)."""
     return LAPACK_COMPILE_EXTRA if node.attrs.platform == "cpu" else 0.0
@@ -212,7 +226,8 @@ LINALG_OPERAND = OpDef("linalg_operand", rule=lambda args, a: (args[0].shape, ar
                        evaluate=_evaluate_operand,
                        compile_extra=_lapack_compile_extra)  # (once per decomposition: its outputs share it)
 LINALG_KERNEL = OpDef("linalg_kernel", attrs=("name", "params", "platform", "index"), rule=_kernel_rule,
-                      lower=_lower_kernel, evaluate=_evaluate_kernel, covers=_covers_kernel)
+                      lower=_lower_kernel, evaluate=_evaluate_kernel, covers=_covers_kernel,
+                      compile_extra=_kernel_compile_extra)
 
 
 def eye(batch, n, dtype):
@@ -230,13 +245,17 @@ def kernel(name, x, platform, *params):
     """All outputs of decomposition `name` of node x (a stack of matrices, floating dtype) as
     nodes. A zero-size input needs no kernel: its non-empty outputs are identities. The nodes are
     bound with their attributes, shapes and dtypes kept per structure (`_kernel_plan`: the rules'
-    answers, checked once; `_verify` checks every node against its rule again)."""
+    answers, checked once; `_verify` checks every node against its rule again); the outputs of
+    several share an operand node, a sole output takes x itself."""
     if math.prod(x.shape) == 0:
         return [eye(s[:-2], s[-1], d) if math.prod(s) else zeros(s, d)
                 for s, d in _outputs(name, x.shape, x.dtype, params)]
     plan = _kernel_plans.get((name, params, platform, x.shape, x.dtype))
     if plan is None:
         plan = memo(_kernel_plans, (name, tuple(params), platform, x.shape, x.dtype), _kernel_plan)
+    if len(plan) == 1:  # (one output: no siblings to share an operand node with; `_kernel_compile_extra`)
+        attrs, shape, dtype = plan[0]
+        return [_bind(LINALG_KERNEL, (x,), attrs, shape, dtype)]
     operand = _bind(LINALG_OPERAND, (x,), (), x.shape, x.dtype)
     return [_bind(LINALG_KERNEL, (operand,), attrs, shape, dtype) for attrs, shape, dtype in plan]
 
