@@ -490,7 +490,22 @@ def _give_back(recycled, donated, outputs, device):
 # struct code). struct packs exactly the bytes numpy would (little-endian, same width) for the
 # values it accepts, and refuses (struct.error, OverflowError, TypeError) the ones numpy would
 # convert otherwise (an int out of range, a float for an integer dtype): those take numpy's path.
-_STRUCT_CODES = {_f64: ("<f8", "d"), _dtypes.int64: ("<i8", "q"), _dtypes.int32: ("<i4", "i")}
+# float32 packs a double rounded once to float32, as numpy's cast does; values a double may not
+# hold exactly (ints past 2**53), NaNs (their payloads), infinities and numpy scalars take numpy's
+# path (`_f32_exact`). (A float32 loop's Python scalars: 1.0, n, lr, ... every program call.)
+_f32 = _dtypes.float32
+_STRUCT_CODES = {_f64: ("<f8", "d"), _f32: ("<f4", "f"), _dtypes.int64: ("<i8", "q"), _dtypes.int32: ("<i4", "i")}
+_F32_EXACT = float(2 ** 53)
+
+
+def _f32_exact(values):
+    """Whether struct's float32 packing of `values` is numpy's: Python floats and ints a double
+    holds exactly (numpy scalars, NaNs and infinities take numpy's path)."""
+    for v in values:
+        kind = type(v)
+        if (kind is not float and kind is not int) or not -_F32_EXACT <= v <= _F32_EXACT:
+            return False
+    return True
 
 
 def packed_buffer(values, dtype, device):
@@ -502,6 +517,8 @@ def packed_buffer(values, dtype, device):
         if packer is None:
             packer = keep(_packers, (n, codes[1]), struct.Struct(f"<{n}{codes[1]}").pack, 1024, oldest=True)
         try:
+            if dtype is _f32 and not _f32_exact(values):
+                raise OverflowError  # (see _STRUCT_CODES)
             data = packer(*values)
         except (struct.error, OverflowError, TypeError):
             data = None
