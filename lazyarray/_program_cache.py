@@ -207,14 +207,30 @@ class _DiskListing:
     only then. (Entries' directories are named by two hex digits; `manifests/` alone, which a run
     that compiled nothing leaves, holds none.) An entry another process writes later is found at the next lookup after it (on a
     filesystem with coarse timestamps, one written in the tick of the listing may be missed until
-    the root changes again: a lost disk hit, never a wrong program)."""
-    __slots__ = ("root", "mtime", "holds")
+    the root changes again: a lost disk hit, never a wrong program).
+
+    `may_hold(root, within)` (`from_disk`'s) answers "no entry" again for `within` seconds after
+    it found none, without the stat: that stat costs ~5 us at a first sight (a system call among
+    cold caches; SciPy's table makes ~170 first sights in ~0.1 s, each one such stat), so an entry
+    another process writes meanwhile is found up to `within` seconds later (a lost disk hit: the
+    graph is interpreted, and a compile of it later loads the entry). One this process writes is
+    found at once (`_build` calls `forget`)."""
+    __slots__ = ("root", "mtime", "holds", "empty_root", "empty_until")
 
     def __init__(self):
         self.root = self.mtime = None
         self.holds = True
+        self.empty_root = None  # the root the last `within` answer found empty, until `empty_until`
+        self.empty_until = 0.0
 
-    def may_hold(self, root):
+    def may_hold(self, root, within=0.0):
+        if within:
+            if root == self.empty_root and time.monotonic() < self.empty_until:
+                return False
+            holds = self.may_hold(root)
+            if not holds:
+                self.empty_root, self.empty_until = root, time.monotonic() + within
+            return holds
         try:
             mtime = os.stat(root).st_mtime_ns
         except OSError:  # not created yet: nothing to load
@@ -228,8 +244,13 @@ class _DiskListing:
             self.root, self.mtime = root, mtime
         return self.holds
 
+    def forget(self):
+        """Look again at the next lookup (this process wrote an entry)."""
+        self.empty_root = None
+
 
 _disk_listing = _DiskListing()
+EMPTY_LISTING_SECONDS = 0.05  # `from_disk`: how long an empty cache directory is not looked at again
 
 
 def from_disk(skey, order, leaves, outputs, device):
@@ -237,7 +258,7 @@ def from_disk(skey, order, leaves, outputs, device):
     Named by its structural key: a graph seen for the first time costs a file lookup, not an
     emission (only a graph whose key has no exact encoding is emitted to be named), and nothing
     while the cache holds no entry at all (`_DiskListing`)."""
-    if not _config.cache_dir or not _disk_listing.may_hold(_config.cache_dir):
+    if not _config.cache_dir or not _disk_listing.may_hold(_config.cache_dir, EMPTY_LISTING_SECONDS):
         return None
     path = structural_path(device, skey)
     if path is None:
@@ -294,6 +315,7 @@ def _build(text, path, device, where):
             metrics.compiles += 1
         if path:
             _runtime.store_serialized(path, executable, device._pjrt)
+            _disk_listing.forget()  # (found at the next lookup: `_DiskListing`)
         _heap_trim.after_compile(state.compile_thread().submit)  # XLA's freed heap back to the system
         compiled = Compiled(executable, path or _text_hash(text))
     with metrics.lock:
