@@ -1,8 +1,9 @@
 """Session 15, issue 11 target 1 (GaussianMixture(full)): `x[i]` of a pending 1-D x is an element
 read whose nodes are bound at its first use (`_indexing._Element`); `a[i, j] = x[i]` takes the
-element from it without binding them (`_element_run`). The nodes, once bound, are those the read
-bound at once before (the general path's), and the values numpy's in both tiers, whatever happens
-to x between the read and the use."""
+element from it without binding them (`_element_run`), and a run of such writes (or of one 0-D
+value) is bound as one scatter at the array's next use (`_indexing._Running`). The nodes, once
+bound, are those the read bound at once before (the general path's), and the values numpy's in
+both tiers, whatever happens to x and a between the writes and the use."""
 import numpy as np
 import pytest
 
@@ -260,3 +261,37 @@ def test_value_writes_one_by_one_and_mixed(rng):
         x[r, col] = c
         want[r, col] = 10.0
     np.testing.assert_array_equal(np.asarray(x), want)
+
+
+def test_runs_from_threads(rng):
+    """Threads writing runs into arrays of their own (each write may close another thread's
+    run: one run open at a time) and reading them: numpy's values in every array."""
+    import threading
+    n, t = 24, 4
+    vs = [rng.standard_normal(n) for _ in range(t)]
+    out = [None] * t
+    errors = []
+
+    def work(w):
+        try:
+            for rep in range(5):
+                a = xp.asarray(np.zeros((n, n))) + 0
+                v = _pending(vs[w])
+                for i in range(n):
+                    a[i, (i + w) % n] = v[i]
+                    if i % 7 == 3:
+                        float(xp.sum(a[i, :]))  # (a read mid-run: the run so far bound)
+                out[w] = np.asarray(a)
+        except BaseException as e:  # pragma: no cover (reported below)
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(w,)) for w in range(t)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert not errors
+    for w in range(t):
+        want = np.zeros((n, n))
+        want[np.arange(n), (np.arange(n) + w) % n] = vs[w]
+        np.testing.assert_array_equal(out[w], want)
