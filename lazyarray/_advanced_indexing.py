@@ -76,10 +76,36 @@ def _host_positions(mask, device, cause):
     """`_true_positions` on one CPU device, where a device buffer is host memory: the mask's
     values read at once (the one sync the count needs; the cumulative sum, scatter and slice
     the device path records, and its second engine call, cost ~0.1-0.2 ms on a small mask in
-    the interpreter) and numbered by numpy: the same row-major positions, as a host leaf."""
-    values = _engine.to_numpy(mask, device, cause)
+    the interpreter) and numbered by numpy: the same row-major positions, as a host leaf.
+    The negation of a computed host-readable mask (array-api-extra's `apply_where` reads
+    `x[cond]`, then `x[~cond]`) is negated here by numpy, with no sync: NOT of bool is exact."""
+    values = None
+    if mask.op is _NOT:
+        operand = host_value(mask.args[0], device)
+        if operand is not None:
+            values = np.logical_not(operand)
+    if values is None:
+        values = _engine.to_numpy(mask, device, cause)
     flat = np.flatnonzero(values).astype(np.int64, copy=False)  # (a fresh array: the leaf's own)
     return leaf_from_host(flat, flat.shape, dt.int64), flat.size
+
+
+_NOT = ops.NOT
+
+
+def host_value(node, device):
+    """node's value as a numpy array when it is computed and host-readable (a host value of its
+    dtype, or a buffer of one CPU device: host memory), else None. Read-only to the caller."""
+    if node.op is not None:
+        return None
+    if node.buffer is None:
+        host = node.host
+        if type(host) is np.ndarray and host.dtype == node.dtype.np:
+            return host
+        return None
+    if device.platform == "cpu" and device.mesh is None:
+        return np.asarray(node.buffer)
+    return None
 
 
 def unravel(flat, shape):
@@ -228,6 +254,12 @@ _LT = ops.COMPARE.Attrs("LT")
 # ---------------------------------------------------------------- read
 
 def getitem_advanced(x, items):
+    if len(items) == 1:
+        k = items[0]
+        if isinstance(k, Array) and k.ndim > 1 and k.shape == x.shape and k.dtype is dt.bool:
+            out = _whole_mask_read(x, k)
+            if out is not None:
+                return out
     _check_items(x, items)
     p = _plan(x, items, "boolean index")
     if math.prod(p.out_shape) == 0:
@@ -238,6 +270,32 @@ def getitem_advanced(x, items):
     if p.perm is not None:
         out = ops.transpose(out, p.perm)
     return Array._wrap(out, x._device)
+
+
+# output elements up to which x[mask] of a host-readable x is computed at once (`_whole_mask_read`)
+EAGER_ELEMENTS = 4096
+
+
+def _whole_mask_read(x, mask):
+    """x[mask] for a k-D (k > 1) bool mask of x's shape (array-api-extra's `apply_where` reads
+    each broadcast argument so) on one CPU device, when x is computed and host-readable and the
+    result small: the general path's gather of x's flat elements at the mask's flat positions,
+    computed by numpy into a host leaf (a gather is exact: the same values; later graphs take it
+    as a parameter). None (the positions, if found, kept for the general path) otherwise."""
+    device = x._device
+    if (mask._device is not device and mask._device != device) or device.platform != "cpu" \
+            or device.mesh is not None:
+        return None
+    flat, count = true_positions(mask._node, device, "boolean index")
+    if count > EAGER_ELEMENTS or flat.op is not None or type(flat.host) is not np.ndarray:
+        return None
+    node = x._node
+    if count == 0:
+        return Array._wrap(ops.constant(0, node.dtype, (0,)), device)
+    host = host_value(node, device)
+    if host is None:
+        return None
+    return Array._wrap(leaf_from_host(host.reshape(-1)[flat.host], (count,), node.dtype), device)
 
 
 def _check_bounds(guard, arrays, shape, kind):

@@ -23,7 +23,7 @@ import numpy as np
 from . import _config
 from . import _dtypes as dt
 from . import _ops as ops
-from ._advanced_indexing import true_positions, wrap_negative
+from ._advanced_indexing import host_value as _host_value, true_positions, wrap_negative
 from ._array_object import Array
 from ._basic_indexing import check_assignable
 from ._graph import bind as _bind, leaf_from_host
@@ -54,20 +54,6 @@ def index_of(x, key):
         return key if knode.shape[0] == shape[0] else None
     if knode.dtype.kind in "iu" and not _config.checks:  # (checked mode: the general path's checks)
         return key
-    return None
-
-
-def _host_value(node, device):
-    """node's value as a numpy array when it is computed and host-readable, else None."""
-    if node.op is not None:
-        return None
-    if node.buffer is None:
-        host = node.host
-        if type(host) is np.ndarray and host.dtype == node.dtype.np:
-            return host
-        return None
-    if device.platform == "cpu" and device.mesh is None:
-        return np.asarray(node.buffer)
     return None
 
 
