@@ -199,8 +199,13 @@ def _held(nodes):
     return [n for n in nodes if _refcount(n) > _ALONE]
 
 
-# `_held`'s count of an object only its list holds (the list, the loop's name, the call's argument)
-_ALONE = [_refcount(n) for n in [object()]][0]
+def _alone():
+    """`_held`'s count of an object only its list holds (the list, the loop's name, the call's
+    argument), measured as `_held` counts (a comprehension in a function)."""
+    return [_refcount(n) for n in [object()]][0]
+
+
+_ALONE = _alone()
 
 
 _tail = []  # the pending tail of the last budget cut chunked (`chunks`), until `restore_tail`
