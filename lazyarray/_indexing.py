@@ -382,6 +382,19 @@ def setitem(x, key, value, /):
             hit = _write_plans.get((meta.shape, key))
             if hit is not None:
                 return _write_element(x, vnode, hit[0], key)
+    elif type(key) is tuple and tx is Array and (type(value) is Array or type(value) is _View):
+        # x[key] = v of a window key seen at x's shape (`covariances[k, :, :] = c`, `log_prob[:, k]
+        # = s`: ~260 writes a GaussianMixture(full) call), v an array of the window's shape, x's
+        # dtype and device: the general path's nodes (`_write_window`) without its checks again
+        pattern = _pattern(key)
+        if pattern is not None:
+            node = x._node
+            hit = _direct_windows.get((node.shape, pattern))
+            if hit is not None:
+                vnode = value._node
+                if vnode.shape == hit[0] and vnode.dtype is node.dtype and value._device is x._device:
+                    with _views.write_lock:
+                        return _write_window(x, x._node, vnode, hit[1])
     # x's shape and dtype, which no write changes: read from a view's last node, since reading
     # its current one would first read it again from a base written since (two nodes per write
     # into a view, each element of a diagonal written through `covariances[k, :, :]`), and from
@@ -421,6 +434,7 @@ def setitem(x, key, value, /):
         # (axes kept by a plan or a view's composition, unless x is a view of a view: its
         # composition is made afresh at each write, so its window is too)
         kept = pattern is not None and (type(x) is not _View or type(x._base) is not _View)
+        direct = type(x) is Array
         x, axes = _write_target(x, axes, pattern)
         node = x._node
         if pattern is not None and vnode.shape == out_shape:
@@ -434,17 +448,31 @@ def setitem(x, key, value, /):
             else:
                 window = _window_write(node.shape, axes, out_shape)
             if window:
-                counts, starts, reshaped = window
-                if vnode.shape == counts or vnode.op is _RESHAPE or vnode.op is _BROADCAST_IN_DIM:
-                    value = ops.reshape(vnode, counts)  # (none, or its rewrites)
-                else:  # (`ops.reshape`'s node, bound at once: its rule holds, one element count)
-                    value = _bind(_RESHAPE, (vnode,), reshaped, counts, vnode.dtype)
-                args = [node, value]
-                for s in starts:
-                    args.append(leaf_from_host(s, (), _INT64))  # (`ops.scalar(s, dt.int64)`)
-                x._rebind(_bind(ops.DYNAMIC_UPDATE_SLICE, tuple(args), (), node.shape, node.dtype))
-                return
+                if direct:
+                    keep(_direct_windows, (node.shape, pattern), (out_shape, window), _PLAN_CACHE)
+                return _write_window(x, node, vnode, window)
         x._rebind(slice_write(node, axes, out_shape, vnode))
+
+
+def _write_window(x, node, vnode, window):
+    """x (whose node is `node`) with a window written: reshape(vnode, counts), then
+    dynamic_update_slice(node, it, int64 host starts) (`_window_write`'s answer `window`), bound
+    at once. Called with the write lock held."""
+    counts, starts, reshaped = window
+    if vnode.shape == counts or vnode.op is _RESHAPE or vnode.op is _BROADCAST_IN_DIM:
+        value = ops.reshape(vnode, counts)  # (none, or its rewrites)
+    else:  # (`ops.reshape`'s node, bound at once: its rule holds, one element count)
+        value = _bind(_RESHAPE, (vnode,), reshaped, counts, vnode.dtype)
+    args = [node, value]
+    for s in starts:
+        args.append(leaf_from_host(s, (), _INT64))  # (`ops.scalar(s, dt.int64)`)
+    x._rebind(_bind(ops.DYNAMIC_UPDATE_SLICE, tuple(args), (), node.shape, node.dtype))
+
+
+# The window writes of plain arrays by an array of the window's shape and the array's dtype, by
+# (the array's shape, the key's pattern): (the window's shape, `_window_write`'s answer), stored
+# by the general path above once it wrote so; `setitem` writes such a key again at once.
+_direct_windows = {}
 
 
 # What `slice_write(node, axes, out_shape, value)` binds for a value of exactly out_shape, by

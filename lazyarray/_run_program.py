@@ -7,9 +7,9 @@ values every step) are sent once: `state.scalar_buffers` keeps their device copi
 bytes. Outputs may be written into the memory of dead arrays (`_pool`): those outputs are
 donated, which needs the program's donating variant (`_program_cache.donating_variant`).
 
-The commonest sync (one output, its program run before, no mesh, no checks, an output too small
-for the pool) takes a short path (`_run_cached_one`): the replay's parameters, the execute, the
-realize, nothing else; everything else takes `run`'s general path.
+The commonest sync (one output, or a decomposition's few, its program run before, no mesh, no
+checks, outputs too small for the pool) takes a short path (`_run_cached_one`): the replay's
+parameters, the execute, the realize, nothing else; everything else takes `run`'s general path.
 
 Failures: nothing is realized before the program ran and its checks passed; buffers taken from
 the pool for a program that did not run go back to it.
@@ -58,10 +58,10 @@ def run(plan, outputs, device, site):
         if _handed[0] is plan:
             skey = _handed[1]
         _handed[0] = _handed[1] = None
-    if len(outputs) == 1 and device.mesh is None and not _checks.pending:
+    if device.mesh is None and not _checks.pending:
         if skey is None:
             skey = plan.key(outputs)
-        if _run_cached_one(plan, outputs[0], device, skey):
+        if _run_cached_one(plan, outputs, device, skey):
             return
     pool = state.pool
     recycled, donated = [], []
@@ -96,13 +96,13 @@ def run(plan, outputs, device, site):
                 compiled = state.programs.get(key)
         if compiled is None and layout is None and _tier_policy.may_interpret(device, plan, outputs):
             # (on an accelerator only while the host-device copies cost less than a compile)
-            if len(outputs) == 1 and not donated and not _checks.pending:
+            if not donated and not _checks.pending:
                 entry = state.sightings.get((device.id, skey))
                 if entry is not None and entry.recipe is None and entry.runs >= RECIPE_AFTER_RUNS \
                         and entry.steps is not None:
                     # (the graph repeats: record how to match it; a matcher costs ~40 us an
                     # entry to make, and saves ~0.2 us an entry a read: only for repeated graphs)
-                    entry.recipe = _recipe(plan, outputs[0], key, None, None, device, skey, entry)
+                    entry.recipe = _recipe(plan, outputs, key, None, None, device, skey, entry)
             compiled = _tier_policy.serve(skey, plan, outputs, device, site, key)
             if compiled is _tier_policy.INTERPRETED:
                 return
@@ -145,16 +145,19 @@ def run(plan, outputs, device, site):
         _tier_policy.end_trial(compiled)
 
 
-def _run_cached_one(plan, node, device, skey):
-    """The commonest sync of a program, in short: one output on one device, its program compiled
-    and run before (its `Replay` kept), no LAPACK thread window, and an output too small for the
-    buffer pool (`_config.pool_min_bytes`: no dead buffer is taken for it, and its own is not
-    watched). Only what applies to it runs: the parameters from the replay's recipe, the
-    execute, the counters, the realize. Returns False, having done nothing, where any of that
-    does not hold (`run`'s general path then takes the sync). Checked mode and a mesh never come
-    here; the graph verifier has run (`run` does both first)."""
-    if _prod(node.shape) * node.dtype.bits >= 8 * max(_config.pool_min_bytes, 1):
-        return False  # (the general path may recycle a dead buffer for it, and watches its own)
+def _run_cached_one(plan, outputs, device, skey):
+    """The commonest sync of a program, in short: its outputs (one, or several: a decomposition's
+    factors) on one device, its program compiled and run before (its `Replay` kept), no LAPACK
+    thread window, and outputs too small for the buffer pool (`_config.pool_min_bytes`: no dead
+    buffer is taken for them, and their own are not watched). Only what applies to it runs: the
+    parameters from the replay's recipe, the execute, the counters, the realize. Returns False,
+    having done nothing, where any of that does not hold (`run`'s general path then takes the
+    sync). Checked mode and a mesh never come here; the graph verifier has run (`run` does both
+    first)."""
+    limit = 8 * max(_config.pool_min_bytes, 1)
+    for node in outputs:
+        if _prod(node.shape) * node.dtype.bits >= limit:
+            return False  # (the general path may recycle a dead buffer for it, and watches its own)
     key = (device.id, device.platform, skey, ())  # (`program_key`, inline)
     compiled = state.programs.get(key)
     if compiled is None or compiled.no_window is not True:
@@ -163,23 +166,28 @@ def _run_cached_one(plan, node, device, skey):
     if replay is None or replay.compiled is not compiled:
         return False
     if replay.recipe is None:  # (its second cached run: the graph repeats, record how to match it)
-        replay.recipe = _recipe(plan, node, key, compiled, replay, device)
-    _execute_short(compiled, replay.inputs(plan.leaves, device), node)
+        replay.recipe = _recipe(plan, outputs, key, compiled, replay, device)
+    _execute_short(compiled, replay.inputs(plan.leaves, device), outputs)
     return True
 
 
-def _execute_short(compiled, inputs, node):
-    """Run a cached program whose one output is `node` (a short sync: a cache hit) and realize it."""
+def _execute_short(compiled, inputs, outputs):
+    """Run a cached program whose outputs are `outputs` (a short sync: a cache hit) and realize them."""
     metrics.cache_hits += 1
     t0 = time.perf_counter()
-    buf, = _runtime.execute(compiled.executable, inputs)
+    results = _runtime.execute(compiled.executable, inputs)
     metrics.execute_seconds += time.perf_counter() - t0
     metrics.executions += 1
     metrics.short_syncs += 1
-    node.realize(buf)
+    if len(outputs) == 1:
+        outputs[0].realize(results[0])
+    else:
+        for node, buf in zip(outputs, results):
+            node.realize(buf)
 
 
-# A recipe: the short path of a repeated one-output read without the plan walk and key lookup.
+# A recipe: the short path of a repeated read without the plan walk and key lookup (a read whose
+# target shares work with other live pending arrays, a decomposition's factors, included: below).
 # `_run_cached_one` needs the graph's structural key to find its program, and the key needs the
 # plan's walk over the graph (`Plan`, `Plan.key`: ~3 us of a ~20 us read of a 3-node graph). A
 # graph read again is, nearly always, one recorded by the same user code: the same structure. So
@@ -190,7 +198,10 @@ def _execute_short(compiled, inputs, node):
 # and each it reached once is a new one (no two positions hold one node), and returns the leaves (the program's parameters, in
 # the plan's order) and the computed nodes. A graph it accepts has the plan's signature, so the
 # plan's key: the program and replay found under that key serve it, as `_run_cached_one` would.
-# Any difference returns None and the sync takes the usual path. `state.recipes` holds them by
+# Any difference returns None and the sync takes the usual path. A read whose plan had several
+# outputs (the target, then the live pending arrays sharing its work: `_engine`) keeps two
+# matchers: the target's graph's, whose computed nodes then find those arrays among the read's
+# candidates (`overlapping`, as `_engine` finds them), and the whole graph's, of them all. `state.recipes` holds them by
 # the output's (op, shape); each is checked against `state.programs` and `state.replays` at use
 # (a program dropped or replaced is never run through a stale recipe).
 RECIPE_MAX_ENTRIES = 64  # signature entries (nodes and leaves) a recipe is made for at most
@@ -202,11 +213,17 @@ class Recipe:
     """A matcher and what it finds: a program and its replay (`compiled`, `replay`), or, for a
     graph the interpreter serves (`compiled` None), its sighting (`entry`, under `tkey`), its
     structural key and the plan's signature (the interpreter's steps read it at their build)."""
-    __slots__ = ("key", "compiled", "replay", "device", "match", "bits", "skey", "entry", "tkey", "sig")
+    __slots__ = ("key", "compiled", "replay", "device", "match", "bits", "skey", "entry", "tkey", "sig",
+                 "extra", "match_all")
 
-    def __init__(self, key, compiled, replay, device, match, bits, skey=None, entry=None, sig=None):
+    def __init__(self, key, compiled, replay, device, match, bits, skey=None, entry=None, sig=None,
+                 extra=0, match_all=None):
         self.key, self.compiled, self.replay, self.device = key, compiled, replay, device
         self.match, self.bits = match, bits
+        # a sync of several outputs: `match` matches the first output's graph (the read's target),
+        # `extra` is the count of the others (the pending arrays sharing work with it, found as
+        # `_engine` finds them) and `match_all(target, *others)` matches the whole graph
+        self.extra, self.match_all = extra, match_all
         self.skey, self.entry, self.sig = skey, entry, sig
         self.tkey = None if skey is None else (device.id, skey)
 
@@ -221,24 +238,34 @@ class _Walked:
         self.order, self.leaves, self.sig, self.steps = order, leaves, sig, None
 
 
-def _recipe(plan, node, key, compiled, replay, device, skey=None, entry=None):
-    """The `Recipe` of a plan whose one output is `node` (pending still), installed in
-    `state.recipes`; False where none is made (a large graph, a structure the matcher would not
-    reproduce exactly: it is checked against the plan before it is kept)."""
+def _recipe(plan, outputs, key, compiled, replay, device, skey=None, entry=None):
+    """The `Recipe` of a plan whose outputs are `outputs` (pending still; a read's target first,
+    then the pending arrays that share work with it, as `_engine._realize_program` adds them),
+    installed in `state.recipes` under the first output; False where none is made (a large graph,
+    a structure the matchers would not reproduce exactly: they are checked against the plan
+    before it is kept)."""
     sig = plan.sig
-    if len(sig) > RECIPE_MAX_ENTRIES or plan.index.get(node) != len(sig) - 1:
+    node = outputs[0]
+    index = plan.index
+    at = index.get(node)
+    if len(sig) > RECIPE_MAX_ENTRIES or at is None or (len(outputs) == 1 and at != len(sig) - 1):
         return False
     try:
-        match = _matcher(sig)
-        found = match(node)
+        if len(outputs) == 1:
+            match = match_all = _matcher(sig)
+            found = found_all = match(node)
+        else:  # (the plan walked the first output first: its graph is the signature's start)
+            match = _matcher(sig[:at + 1])
+            match_all = _matcher(sig, [index[o] for o in outputs])
+            found, found_all = match(node), match_all(*outputs)
     except Exception:  # (an attribute without a usable repr or equality: no recipe)
         return False
-    if found is None or len(found[0]) != len(plan.leaves) or len(found[1]) != len(plan.order) \
-            or any(a is not b for a, b in zip(found[0], plan.leaves)) \
-            or any(a is not b for a, b in zip(found[1], plan.order)):
+    if found is None or found_all is None or not _same(found_all, plan.leaves, plan.order) \
+            or not _same(found, [n for n in plan.leaves if index[n] <= at], [n for n in plan.order if index[n] <= at]):
         return False
-    recipe = Recipe(key, compiled, replay, device, match, _prod(node.shape) * node.dtype.bits,
-                    skey, entry, None if entry is None else list(sig))
+    bits = max(_prod(o.shape) * o.dtype.bits for o in outputs)
+    recipe = Recipe(key, compiled, replay, device, match, bits, skey, entry, None if entry is None else list(sig),
+                    len(outputs) - 1, match_all)
     recipes = state.recipes
     fp = (node.op, node.shape)
     kept = recipes.get(fp)
@@ -250,10 +277,18 @@ def _recipe(plan, node, key, compiled, replay, device, skey=None, entry=None):
     return recipe
 
 
-def _matcher(sig):
+def _same(found, leaves, order):
+    """Whether a matcher's (leaves, computed nodes) are `leaves` and `order`, node for node."""
+    return len(found[0]) == len(leaves) and len(found[1]) == len(order) \
+        and all(a is b for a, b in zip(found[0], leaves)) and all(a is b for a, b in zip(found[1], order))
+
+
+def _matcher(sig, roots=None):
     """Generate the matcher of a plan's signature `sig` (its output last): a function of a node
     that returns (leaves, computed nodes), in the plan's order, for a graph with this signature,
-    else None."""
+    else None. `roots`: the positions of a plan's several outputs, in the order the plan walked
+    them (a matcher of as many nodes, walked in that order; an output its predecessors reached
+    must be the node at its position)."""
     consts = {}
 
     def const(value):
@@ -292,8 +327,17 @@ def _matcher(sig):
                     reached = set(done)
         done.append(p)
 
-    root = len(sig) - 1
-    emit(root)
+    if roots is None:
+        roots = (len(sig) - 1,)
+    params = [f"n{roots[0]}"]  # (the first output names its position: no assignment)
+    emit(roots[0])
+    for j, root in enumerate(roots[1:], 1):
+        params.append(f"r{j}")
+        if root in done:
+            lines.append(f"    if r{j} is not n{root}: return None")
+        else:
+            lines.append(f"    n{root} = r{j}")
+            emit(root)
     if sorted(done) != list(range(len(sig))):
         raise ValueError("signature not reached in one walk")
     leaves = [p for p in range(len(sig)) if len(sig[p]) == 3]
@@ -301,7 +345,7 @@ def _matcher(sig):
     if len(sig) > 1:  # each position a node of its own (a node the plan reached twice has one position)
         lines.append(f"    if len({{{', '.join(f'n{p}' for p in range(len(sig)))}}}) != {len(sig)}: return None")
     body = "\n".join(lines)
-    text = (f"def match(n{root}):\n{body}\n"
+    text = (f"def match({', '.join(params)}):\n{body}\n"
             f"    return [{', '.join(f'n{p}' for p in leaves)}], ({''.join(f'n{p}, ' for p in order)})\n")
     namespace = dict(consts)
     code = _matcher_codes.get(text)
@@ -332,8 +376,20 @@ def replay_one(node, device, traced, site, candidates):
     kept = state.recipes.get((node.op, node.shape))
     if kept is None:
         return False
+    extra = None  # (the candidates sharing work with the target's graph: found once, when needed)
     for recipe in kept:
         found = recipe.match(node)
+        if found is None:
+            continue
+        if extra is None:
+            extra = _unique_nodes(overlapping(set(found[1]), candidates)) if candidates else []
+        if len(extra) != recipe.extra:
+            continue
+        if not extra:
+            outputs = [node]
+            break
+        outputs = [node, *extra]  # (the outputs `_engine._realize_program` would give the plan)
+        found = recipe.match_all(*outputs)
         if found is not None:
             break
     else:
@@ -358,8 +414,6 @@ def replay_one(node, device, traced, site, candidates):
     if _segment.worth_trying(len(order) if len(order) > traced else traced) \
             and state.loop_free.get(recipe.skey, _NOT_SEEN) is not state.last_chunk:
         return False  # (the usual path would look for a loop in it: `_engine._loop_search`)
-    if candidates and overlapping(set(order), candidates):
-        return False
     if scalar_leaves:  # (the sync starts as a `Plan` starts it)
         scalar_leaves.clear()
     if recorded:
@@ -369,12 +423,17 @@ def replay_one(node, device, traced, site, candidates):
     if _config.verify or _config.debug >= 4:
         _verify.verify(order, leaves)
     if compiled is None:
-        done = _tier_policy.serve(recipe.skey, _Walked(order, leaves, recipe.sig), [node], device, site, key)
+        done = _tier_policy.serve(recipe.skey, _Walked(order, leaves, recipe.sig), outputs, device, site, key)
         if done is not _tier_policy.INTERPRETED:  # (a compile finished meanwhile: run it as usual)
-            run(Plan([node]), [node], device, site)
+            run(Plan(outputs), outputs, device, site)
         return True
-    _execute_short(compiled, replay.inputs(leaves, device), node)
+    _execute_short(compiled, replay.inputs(leaves, device), outputs)
     return True
+
+
+def _unique_nodes(nodes):
+    """`nodes` without repeats, in first-seen order (a handle met twice: `_engine._unique`)."""
+    return nodes if len(nodes) < 2 else list(dict.fromkeys(nodes))
 
 
 def overlapping(in_target, candidates):

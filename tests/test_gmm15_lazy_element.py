@@ -295,3 +295,51 @@ def test_runs_from_threads(rng):
         want = np.zeros((n, n))
         want[np.arange(n), (np.arange(n) + w) % n] = vs[w]
         np.testing.assert_array_equal(out[w], want)
+
+
+# ---------------------------------------------------------------- window writes of a known key
+
+class _NoStore(dict):
+    def __setitem__(self, key, value):
+        pass
+
+
+def _window_writes(m, rng_seed=3):
+    r = np.random.default_rng(rng_seed)
+    cov = m.asarray(r.standard_normal((3, 4, 4))) * 1.0
+    lp = m.asarray(r.standard_normal((5, 3))) * 1.0
+    c = m.asarray(r.standard_normal((4, 4))) + 0.0
+    col = m.asarray(r.standard_normal(5)) + 0.0
+    for k in range(3):
+        cov[k, :, :] = c * float(k)
+        lp[:, k] = col - float(k)
+        cov[k, :, :] = cov[(k + 1) % 3, :, :].T  # (a view of the array written as the value)
+        lp[1:3, k] = col[:2]
+    return cov, lp
+
+
+def test_known_window_writes_bind_the_general_paths_nodes(monkeypatch):
+    _window_writes(xp)  # (the keys seen: the second run takes the direct path)
+    fast = _window_writes(xp)
+    fast_text = [xp.graph_text(a) for a in fast]
+    with monkeypatch.context() as m:
+        m.setattr(_indexing, "_direct_windows", _NoStore())
+        general = _window_writes(xp)
+        general_text = [xp.graph_text(a) for a in general]
+    assert fast_text == general_text
+    want = _window_writes(np)
+    for got, g, w in zip(fast, general, want):
+        np.testing.assert_array_equal(np.asarray(got), w)
+        np.testing.assert_array_equal(np.asarray(g), w)
+
+
+def test_known_window_writes_check_the_value():
+    x = xp.asarray(np.zeros((2, 3)))
+    x[0, :] = xp.asarray(np.ones(3))  # (the key seen)
+    with pytest.raises(ValueError):
+        x[0, :] = xp.asarray(np.ones(4))
+    x[1, :] = xp.asarray(np.arange(3, dtype=np.float32))  # (another dtype: converted, as numpy)
+    x[0, :] = xp.asarray(np.ones(1))  # (a broadcast value)
+    with pytest.raises(TypeError):
+        x[0, :] = xp.asarray(np.ones(3) * 1j)
+    np.testing.assert_array_equal(np.asarray(x), [[1.0, 1.0, 1.0], [0.0, 1.0, 2.0]])
