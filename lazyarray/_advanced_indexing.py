@@ -307,6 +307,11 @@ def _check_bounds(guard, arrays, shape, kind):
 # ---------------------------------------------------------------- write
 
 def setitem_advanced(x, items, value):
+    if len(items) == 1 and len(value.shape) == 1 and value.shape[0] != 1:
+        k = items[0]
+        if isinstance(k, Array) and k.ndim > 1 and k.shape == x.shape and k.dtype is dt.bool \
+                and (k._device is x._device or k._device == x._device):
+            return _whole_mask_scatter(x, k, value)
     _check_items(x, items)
     if _mask_select(x, items, value):
         return
@@ -324,6 +329,25 @@ def setitem_advanced(x, items, value):
     if p.arrays:
         _check_bounds(region, p.arrays, x.shape, "write")
     write_basic(x, p.basic, region)
+
+
+def _whole_mask_scatter(x, mask, value):
+    """x[mask] = value for a k-D (k > 1) bool mask of x's shape on x's device and a 1-D value
+    of x's dtype whose length is not 1 (array-api-extra's `apply_where`: `at(out, cond).set(t)`):
+    no select (the value's length must be the count), so the general path's nodes at once: a
+    scatter of the value into x's elements merged into one axis, at the mask's flat positions,
+    reshaped back. (Called with the write lock held; ValueError when the length is not the
+    count, as the general path.)"""
+    flat, count = true_positions(mask._node, mask._device, "boolean index")
+    check_assignable(value.shape, (count,))
+    if count == 0:
+        return
+    node = x._node  # (after the sync: `_plan` reads the region then)
+    shape = node.shape
+    column = ops.reshape(ops.broadcast_to(flat, (count,)), (count, 1))
+    region = ops.scatter_points(ops.reshape(node, (math.prod(shape),)), column,
+                                ops.broadcast_to(value, (count,)), (0,))
+    write_basic(x, (slice(None),) * len(shape), ops.reshape(region, shape))
 
 
 def _mask_select(x, items, value):

@@ -129,3 +129,50 @@ def test_apply_where_like():
     want[~c] = np.abs(a[~c] - b[~c]) <= 1e-8 + 1e-5 * np.abs(b[~c])
     want[c] = np.isinf(a[c]) & np.isinf(b[c])
     np.testing.assert_array_equal(np.asarray(out), want)
+
+
+@pytest.mark.parametrize("shape", [(6, 3, 3), (4, 5)])
+def test_whole_mask_write_of_counted_values(shape):
+    rng = np.random.default_rng(5)
+    a = rng.normal(size=shape)
+    m = a > 0.2
+    for pending in (False, True):
+        x = xp.asarray(a)
+        mask = xp.asarray(m) if not pending else (x > 0.2)
+        v = np.arange(int(m.sum()), dtype=np.float64) + 0.5
+        want = a.copy()
+        want[m] = v
+        x[mask] = xp.asarray(v)
+        np.testing.assert_array_equal(np.asarray(x), want)
+        x[~mask] = xp.asarray(-np.arange(int((~m).sum()), dtype=np.float64))
+        want[~m] = -np.arange(int((~m).sum()), dtype=np.float64)
+        np.testing.assert_array_equal(np.asarray(x), want)
+
+
+def test_whole_mask_write_errors_and_views():
+    a = np.arange(12.0).reshape(3, 4)
+    m = a % 3 == 0
+    x = xp.asarray(a)
+    with pytest.raises(ValueError):
+        x[xp.asarray(m)] = xp.asarray(np.ones(int(m.sum()) + 1))
+    np.testing.assert_array_equal(np.asarray(x), a)  # a refused write changes nothing
+    empty = np.zeros((3, 4), bool)
+    x[xp.asarray(empty)] = xp.asarray(np.ones(0))
+    np.testing.assert_array_equal(np.asarray(x), a)
+    # into a view: the base sees the write
+    base = xp.asarray(np.zeros((2, 3, 4)))
+    view = base[1]
+    view[xp.asarray(m)] = xp.asarray(np.arange(int(m.sum()), dtype=np.float64) + 1.0)
+    want = np.zeros((2, 3, 4))
+    want[1][m] = np.arange(int(m.sum())) + 1.0
+    np.testing.assert_array_equal(np.asarray(base), want)
+    # a read-only view refuses
+    ro = xp.broadcast_to(xp.asarray(np.zeros(4)), (3, 4))
+    with pytest.raises((ValueError, TypeError)):
+        ro[xp.asarray(m)] = xp.asarray(np.ones(int(m.sum())))
+    # integer dtype, value converted as the general path does
+    xi = xp.asarray(np.arange(12).reshape(3, 4))
+    xi[xp.asarray(m)] = xp.asarray(np.arange(int(m.sum())) * 7)
+    wi = np.arange(12).reshape(3, 4)
+    wi[m] = np.arange(int(m.sum())) * 7
+    np.testing.assert_array_equal(np.asarray(xi), wi)
