@@ -38,14 +38,22 @@ it): a test runner's collected tests, a consumer's imported modules are the live
 follows, not growth of it (SciPy's signal tests: 3 complete scans, one in a test, -> 2, both in
 the collection phase).
 
-After a complete scan, CPython's own trigger for full collections (the objects promoted since
-the last one must reach a quarter of what it left) is measured against the whole heap that scan
-left, frozen since: the next partial collection would wait for ~1/4 of the heap to be promoted
-and then scan all of it at once (a probe with small thresholds: the next partial after 27,507
-allocations instead of 1,316).
-So the next first sight (`freeze_setup`) runs one more full collection while the old generation
-is still nearly empty (~1 ms): the trigger is measured from that, and partial collections stay
-as small as between any two others.
+How big a partial collection is, and so how long it pauses the program, is what was promoted
+since the last full collection: CPython starts one after 10 collections of the middle generation,
+once the objects promoted since reach a quarter of what the last one left. In a long run whose
+objects mostly survive (a test runner keeps every test's report; SciPy's whole suite) that is
+~50,000-190,000 objects, up to ~0.12 s landing in one short test. So once the program has had a
+full collection (a short one that never reaches CPython's trigger pays nothing new: SciPy's call
+table has none in either pass), the first sight after half as many middle collections
+(`_on_collection`, `EARLY`) runs the partial collection itself (`early_collection`): each scans
+half as much, as often as needed (SciPy's signal tests: the largest pause inside a test 0.026 ->
+0.014 s). After a complete scan
+the same runs at the next first sight: CPython's trigger is measured against the whole heap that
+scan left, frozen since, so its next partial one would wait for ~1/4 of the heap to be promoted
+and scan all of that at once (a probe with small thresholds: the next partial after 27,507
+allocations, 1,316 with the early one). After an explicit `gc.collect()` (everything unfrozen,
+just scanned), the next full collection freezes everything at its start instead of scanning it
+all again: what was promoted since is frozen unscanned, and counted into the base.
 
 `LAZYARRAY_GC_FREEZE=import` keeps the import-time freeze alone, `LAZYARRAY_GC_FREEZE=0` leaves
 the collector alone. (Frozen objects are invisible to `gc.get_objects()` and `gc.get_referrers()`
@@ -75,16 +83,20 @@ class _Oldest:
                     # when it reaches `base`)
     partial = 0     # partial collections made (for tests and reports)
     complete = 0    # complete ones made by the policy (explicit collections not counted)
-    resets = 0      # the trigger's resets after a complete scan (`_reset_trigger`)
+    early = 0       # full collections lazyarray ran at a first sight (`early_collection`)
     counts = 0      # times the estimate said doubled and the frozen objects were counted
+    unfrozen = False  # whether the last full collection was explicit (everything unfrozen)
     running = None  # the running full collection: "partial", "complete", "explicit" or None
 
 
 oldest = _Oldest()
 _setup = False  # whether the next first sight has work here (`freeze_setup`)
 _setup_frozen = False  # whether what the program set up has been frozen
-_reset = False  # whether the full collections' trigger is to be reset (after a complete scan)
-_resetting = False  # while `_reset_trigger`'s own collection runs
+_early = False  # whether the next first sight runs a full collection (`early_collection`)
+_ours = False  # while that collection runs
+# middle-generation collections since the last full one after which the next first sight runs a
+# full collection: half of the program's threshold for it (CPython's 10)
+EARLY = 0.5
 
 
 def freeze_import_objects() -> bool:
@@ -112,8 +124,8 @@ def freeze_setup():
     ms, in the table's first pass) before freezing them. A cycle among them that is garbage
     already, or becomes garbage, waits for the next complete scan or explicit collection. Those
     objects, and the ones frozen since the last complete scan, become the base the next doubling
-    is measured from. After a complete scan: `_reset_trigger`."""
-    global _setup, _setup_frozen, _reset
+    is measured from. Then the full collection `_on_collection` asked for, if any."""
+    global _setup, _setup_frozen, _early
     _setup = False
     if not _setup_frozen:
         _setup_frozen = True
@@ -122,41 +134,50 @@ def freeze_setup():
         o.base += o.pending + len(gc.get_objects(2))  # (not frozen yet: the setup, young ones included)
         o.pending = 0
         gc.freeze()
-    if _reset:
-        _reset = False
-        _reset_trigger()
+    if _early:
+        _early = False
+        early_collection()
 
 
-def _reset_trigger():
-    """One full collection of what is not frozen (promoted since the last complete scan froze
-    everything: little), counted as a partial one: CPython measures its trigger for the next
-    automatic full collection from what this one leaves, not from the whole heap."""
-    global _resetting
+def early_collection():
+    """A full collection run by lazyarray (partial, or complete when due, like an automatic
+    one): it scans what was promoted since the last one, and CPython measures its own trigger for
+    the next from what this one leaves."""
+    global _ours
     if not gc.isenabled():
         return  # (the program turned the collector off: no collection of ours either)
-    _resetting = True
+    _ours = True
     try:
         gc.collect(2)
     finally:
-        _resetting = False
-    oldest.resets += 1
+        _ours = False
+    oldest.early += 1
 
 
 def _on_collection(phase, info):
     """`gc.callbacks` hook: a full collection starting is partial (the frozen objects stay out of
-    it) when it is automatic and the old generation has not doubled since the last complete scan;
-    otherwise everything is unfrozen first. When it ends, an automatic one's survivors are frozen."""
-    if info["generation"] != 2:
+    it) when it is automatic (or ours) and the old generation has not doubled since the last
+    complete scan; otherwise everything is unfrozen first (after an explicit one: everything is
+    frozen first). When it ends, an automatic one's survivors are frozen. After enough middle
+    collections, or a complete scan, the next first sight runs a full collection."""
+    generation = info["generation"]
+    if generation != 2:
+        if generation == 1 and phase == "stop" and not _early and (oldest.partial or oldest.complete) \
+                and gc.isenabled() and gc.get_count()[2] >= max(1, int(gc.get_threshold()[2] * EARLY)):
+            _ask_early()
         return
     o = oldest
     if phase == "start":
-        if _resetting:  # `_reset_trigger`'s: partial (it is run to be one)
-            o.pending += len(gc.get_objects(2))
-            o.running = "partial"
-            return
-        if not (gc.isenabled() and gc.get_count()[0] > gc.get_threshold()[0]):
+        if not _ours and not (gc.isenabled() and gc.get_count()[0] > gc.get_threshold()[0]):
             gc.unfreeze()  # an explicit collection: everything, as without lazyarray
             o.running = "explicit"
+            return
+        if o.unfrozen:  # everything was scanned by the explicit one (or promoted since)
+            o.unfrozen = False
+            gc.freeze()
+            o.base, o.pending = max(gc.get_freeze_count(), 1), 0
+            o.partial += 1
+            o.running = "partial"
             return
         old = len(gc.get_objects(2))  # (not frozen: promoted since the last full collection)
         if o.pending + old >= o.base:
@@ -177,19 +198,19 @@ def _on_collection(phase, info):
         return
     running, o.running = o.running, None
     if running == "explicit":
-        return  # its survivors stay where gc.collect() leaves them (the next automatic full
-        # collection finds them all unfrozen, so it is a complete one)
+        o.unfrozen = True  # its survivors stay where gc.collect() leaves them
+        return
     gc.freeze()
     if running == "complete":
         # what it left is the new base: counted, not estimated (frozen objects that reference
         # counting freed since are gone, and an estimate that kept them would grow from one
         # complete scan to the next; the count walks the frozen list once, ~1/6 of the scan)
         o.base, o.pending = max(gc.get_freeze_count(), 1), 0
-        _schedule_reset()
+        _ask_early()
 
 
-def _schedule_reset():
-    """The trigger's reset (`_reset_trigger`) at the next first sight (a collection cannot start
+def _ask_early():
+    """A full collection (`early_collection`) at the next first sight (a collection cannot start
     another from its callback)."""
-    global _setup, _reset
-    _reset = _setup = True
+    global _setup, _early
+    _early = _setup = True

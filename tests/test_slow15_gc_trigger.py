@@ -20,6 +20,7 @@ GROW = textwrap.dedent("""
 
 COMPLETE_THEN_FIRST_SIGHT = GROW + textwrap.dedent("""
     import numpy as np
+    _gc_freeze.EARLY = 1000  # (no early collections after middle ones: the complete scan's alone)
     {patch}
     x = lazyarray.asarray(np.arange(5.0)); float(lazyarray.sum(x * 2.0))  # the first graph
     keep = cycle()
@@ -28,7 +29,7 @@ COMPLETE_THEN_FIRST_SIGHT = GROW + textwrap.dedent("""
     frozen_before = gc.get_freeze_count()
     y = lazyarray.asarray(np.arange(7.0))
     r = float(lazyarray.sum(y * 3.0 + 1.0))  # a graph not seen before: a first sight
-    print(r == float(np.sum(np.arange(7.0) * 3.0 + 1.0)), _gc_freeze.oldest.resets, _gc_freeze._setup)
+    print(r == float(np.sum(np.arange(7.0) * 3.0 + 1.0)), _gc_freeze.oldest.early, _gc_freeze._setup)
     print(frozen(keep), keep.me is keep, gc.get_freeze_count() >= frozen_before)
     p0 = _gc_freeze.oldest.partial
     print(until(lambda: _gc_freeze.oldest.partial > p0))
@@ -45,7 +46,7 @@ def test_a_first_sight_after_a_complete_scan_resets_the_trigger_without_unfreezi
 
 def test_without_the_reset_the_next_partial_waits_for_a_quarter_of_the_heap():
     # the same program with the reset switched off: what the reset is for
-    out = _run(COMPLETE_THEN_FIRST_SIGHT.format(patch="_gc_freeze._schedule_reset = lambda: None"))
+    out = _run(COMPLETE_THEN_FIRST_SIGHT.format(patch="_gc_freeze._ask_early = lambda: None"))
     assert out[:6] == ["True", "0", "False", "True", "True", "True"]
     assert int(out[6]) > 15_000
 
@@ -53,6 +54,7 @@ def test_without_the_reset_the_next_partial_waits_for_a_quarter_of_the_heap():
 def test_the_reset_is_partial_and_frees_garbage_promoted_since():
     out = _run(GROW + textwrap.dedent("""
         import numpy as np
+        _gc_freeze.EARLY = 1000
         x = lazyarray.asarray(np.arange(5.0)); float(lazyarray.sum(x * 2.0))
         c0 = _gc_freeze.oldest.complete
         grow_until(lambda: _gc_freeze.oldest.complete > c0)
@@ -61,7 +63,7 @@ def test_the_reset_is_partial_and_frees_garbage_promoted_since():
         del dead
         c1, p1 = _gc_freeze.oldest.complete, _gc_freeze.oldest.partial
         y = lazyarray.asarray(np.arange(9.0)); float(lazyarray.sum(y - 1.0))
-        print(probe() is None, _gc_freeze.oldest.complete == c1, _gc_freeze.oldest.partial == p1)
+        print(probe() is None, _gc_freeze.oldest.complete == c1, _gc_freeze.oldest.partial == p1 + 1)
         print(gc.get_freeze_count() > 10_000, len(gc.get_objects(2)) < 1_000)
     """))
     assert out == ["True", "True", "True", "True", "True"]
@@ -70,13 +72,14 @@ def test_the_reset_is_partial_and_frees_garbage_promoted_since():
 def test_no_reset_while_the_program_turned_the_collector_off():
     out = _run(GROW + textwrap.dedent("""
         import numpy as np
+        _gc_freeze.EARLY = 1000
         x = lazyarray.asarray(np.arange(5.0)); float(lazyarray.sum(x * 2.0))
         c0 = _gc_freeze.oldest.complete
         grow_until(lambda: _gc_freeze.oldest.complete > c0)
         gc.disable()
         n2 = gc.get_stats()[2]["collections"]
         y = lazyarray.asarray(np.arange(7.0)); float(lazyarray.sum(y * 3.0))
-        print(_gc_freeze.oldest.resets, gc.get_stats()[2]["collections"] == n2, _gc_freeze._setup)
+        print(_gc_freeze.oldest.early, gc.get_stats()[2]["collections"] == n2, _gc_freeze._setup)
     """))
     assert out == ["0", "True", "False"]
 
@@ -114,3 +117,44 @@ def test_a_doubling_estimate_is_counted_before_a_complete_scan():
         print(o.pending < o.base)
     """)
     assert out == ["True", "True", "True", "True", "True"]
+
+
+EARLY_RUN = """
+    import numpy as np
+    gc.set_threshold(100, 4, 10)
+    {patch}
+    middle = []  # middle-generation collections since the last full one, at each full one's start
+    gc.callbacks.insert(0, lambda phase, info: info["generation"] == 2 and phase == "start"
+                        and middle.append(gc.get_count()[2]))
+    kept, ok = [], True
+    for n in range(1, 1200):  # a first sight each (a new shape), and survivors: full collections come
+        a = np.arange(float(n))
+        ok = ok and float(lazyarray.sum(lazyarray.asarray(a) * 2.0)) == float(np.sum(a * 2.0))
+        kept.append([[k] for k in range(60)])
+    print(ok, _gc_freeze.oldest.early > 0, len(middle) > 3, max(middle[1:]))  # (the first: CPython's)
+"""
+
+
+def test_a_first_sight_after_half_the_middle_collections_runs_the_full_one():
+    out = _run(EARLY_RUN.format(patch=""))
+    # after the first full collection, every one came after at most half the program's 10 middle
+    # ones (and a few more, until the next first sight)
+    assert out[:3] == ["True", "True", "True"] and int(out[3]) <= 7, out
+    late = _run(EARLY_RUN.format(patch="_gc_freeze.EARLY = 1000"))
+    assert late[:2] == ["True", "False"] and int(late[3]) > 10, late
+
+
+def test_no_early_collection_before_the_first_full_one():
+    # a short program that never reaches CPython's own trigger: no full collection of ours either
+    out = _run("""
+        import numpy as np
+        gc.set_threshold(100, 4, 10)
+        n2 = gc.get_stats()[2]["collections"]
+        kept, ok = [], True
+        for n in range(1, 200):  # ~12,000 survivors: CPython's trigger wants ~25,000 (1/4 of the import's)
+            a = np.arange(float(n))
+            ok = ok and float(lazyarray.sum(lazyarray.asarray(a) * 2.0)) == float(np.sum(a * 2.0))
+            kept.append([[k] for k in range(60)])
+        print(ok, gc.get_count()[2] > 10, _gc_freeze.oldest.early, gc.get_stats()[2]["collections"] == n2)
+    """)
+    assert out == ["True", "True", "0", "True"], out
