@@ -175,7 +175,6 @@ def _on_collection(phase, info):
         if o.unfrozen:  # everything was scanned by the explicit one (or promoted since)
             o.unfrozen = False
             gc.freeze()
-            o.base, o.pending = max(gc.get_freeze_count(), 1), 0
             o.partial += 1
             o.running = "partial"
             return
@@ -198,7 +197,13 @@ def _on_collection(phase, info):
         return
     running, o.running = o.running, None
     if running == "explicit":
-        o.unfrozen = True  # its survivors stay where gc.collect() leaves them
+        # what it left is the new base, counted inside the scan the program asked for (the next
+        # full collection freezes it all at its start, neither scanning nor counting it again);
+        # its survivors stay where gc.collect() leaves them: unfrozen
+        gc.freeze()
+        o.base, o.pending = max(gc.get_freeze_count(), 1), 0
+        gc.unfreeze()
+        o.unfrozen = True
         return
     gc.freeze()
     if running == "complete":

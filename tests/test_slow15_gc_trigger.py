@@ -158,3 +158,19 @@ def test_no_early_collection_before_the_first_full_one():
         print(ok, gc.get_count()[2] > 10, _gc_freeze.oldest.early, gc.get_stats()[2]["collections"] == n2)
     """)
     assert out == ["True", "True", "0", "True"], out
+
+
+def test_an_explicit_collect_counts_its_survivors_and_leaves_them_unfrozen():
+    out = _run("""
+        keep = cycle()
+        junk = [cycle() for _ in range(5_000)]
+        del junk
+        gc.collect()
+        n = len(gc.get_objects())
+        o = _gc_freeze.oldest
+        print(gc.get_freeze_count() == 0, frozen(keep), abs(o.base - n) < 100, o.pending == 0)
+        p0, b0 = o.partial, o.base
+        until(lambda: o.partial > p0)  # the next full one: everything frozen at its start
+        print(frozen(keep), keep.me is keep, o.base == b0, o.complete == 0)
+    """)
+    assert out == ["True", "False", "True", "True", "True", "True", "True", "True"]
