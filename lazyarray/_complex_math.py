@@ -186,10 +186,24 @@ class _Template:
     nodes re-made at that shape (`at`: what the lowering emits and the interpreter evaluates;
     constants stay 0-D, as recorded), with the constants' values kept."""
 
-    __slots__ = ("attrs", "order", "positions", "interpretable", "extra_seconds", "_at", "_steps")
+    __slots__ = ("attrs", "order", "positions", "interpretable", "extra_seconds", "_at", "_steps", "_grown",
+                 "_kept")
 
     def __init__(self, attrs, order, positions):
         self.attrs, self.order, self.positions = attrs, order, positions
+        # which nodes take the result's shape (an elementwise rule's: an operand that is the
+        # placeholder or has it; constants stay 0-D), and the constants' values (0-D: the same at
+        # every shape): functions of the template alone, made once for every shape `at` makes
+        grown = []
+        for pos in positions:
+            g = False
+            for p in pos:
+                if p < 0 or grown[p]:
+                    g = True
+                    break
+            grown.append(g)
+        self._grown = grown
+        self._kept = None  # position -> (its evaluation, a constant's read-only value), made by `at`
         self.interpretable = all(n.op.interpretable(n) for n in order)
         extra = _COMPILE_PER_NODE * (len(order) - 1)
         for n in order:
@@ -204,16 +218,25 @@ class _Template:
         """[(node at `shape`, operand positions, kept value or None)] (bounded memo)."""
         steps = self._at.get(shape)
         if steps is None:
+            kept_at = self._kept
+            if kept_at is None:
+                kept_at = self._kept = {}
             made, steps = [], []
-            for n, pos in zip(self.order, self.positions):
+            for n, pos, grown in zip(self.order, self.positions, self._grown):
                 args = tuple([None if p < 0 else made[p] for p in pos])
-                grown = any(p < 0 or made[p].shape for p in pos)  # an elementwise rule's shape
                 m = Node(n.op, args, n.attrs, shape if grown else (), n.dtype)
                 made.append(m)
                 kept = None
-                if not pos and m.op.evaluate is not None:  # a constant: its value, read-only
-                    kept = node_value(m.op.evaluate(m), m)
-                    kept.flags.writeable = False
+                evaluate = m.op.evaluate
+                if not pos and evaluate is not None:  # a constant: its value, read-only
+                    i = len(made) - 1
+                    known = kept_at.get(i)
+                    if known is not None and known[0] is evaluate:  # (an evaluation replaced since: again)
+                        kept = known[1]
+                    else:
+                        kept = node_value(evaluate(m), m)
+                        kept.flags.writeable = False
+                        kept_at[i] = (evaluate, kept)
                 steps.append((m, pos, kept))
             keep(self._at, shape, steps, 64)
         return steps
@@ -256,25 +279,31 @@ def _walk(name, extra, leaf, out):
     reshape or broadcast)."""
     if type(out) is not Node or out is leaf:
         return None
-    index, order, positions = {}, [], []
+    index, order, positions = {}, [], []  # (nodes key `index` by identity: `_graph.Plan`)
     stack = [(out, False)]
+    push, pop = stack.append, stack.pop
     while stack:
-        n, ready = stack.pop()
-        if id(n) in index:
+        n, ready = pop()
+        if n in index:
             continue
-        if n.op is None or n.shape != () or not (
-                isinstance(n.op, Elementwise) or n.op is SELECT or (n.op is ops.CONSTANT and not n.args)):
-            return None  # (`_Template.at` re-makes elementwise nodes at a shape; nothing else)
         if not ready:
-            stack.append((n, True))
+            op = n.op
+            if op is None or n.shape != () or not (
+                    isinstance(op, Elementwise) or op is SELECT or (op is ops.CONSTANT and not n.args)):
+                return None  # (`_Template.at` re-makes elementwise nodes at a shape; nothing else)
+            push((n, True))
             # operands pushed last-first, so the first is walked first: `_graph.Plan`'s order,
             # which the lowering keeps (XLA's CPU compile of chained formulas emitted in another
             # order took 5 s instead of 0.15 s for six sqrt+exp steps)
-            stack.extend((a, False) for a in reversed(n.args) if a is not leaf and id(a) not in index)
+            args = n.args
+            for k in range(len(args) - 1, -1, -1):
+                a = args[k]
+                if a is not leaf and a not in index:
+                    push((a, False))
             continue
-        index[id(n)] = len(order)
+        index[n] = len(order)
         order.append(n)
-        positions.append(tuple([-1 if a is leaf else index[id(a)] for a in n.args]))
+        positions.append(tuple([-1 if a is leaf else index[a] for a in n.args]))
     return _Template(FORMULA.Attrs(name, extra, out.dtype), order, positions)
 
 
