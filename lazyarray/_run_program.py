@@ -99,7 +99,7 @@ def run(plan, outputs, device, site):
             if not donated and not _checks.pending:
                 entry = state.sightings.get((device.id, skey))
                 if entry is not None and entry.recipe is None and entry.runs >= RECIPE_AFTER_RUNS \
-                        and entry.steps is not None:
+                        and entry.steps is not None and (len(outputs) == 1 or _multi_due(entry.runs, plan)):
                     # (the graph repeats: record how to match it; a matcher costs ~40 us an
                     # entry to make, and saves ~0.2 us an entry a read: only for repeated graphs)
                     entry.recipe = _recipe(plan, outputs, key, None, None, device, skey, entry)
@@ -166,7 +166,12 @@ def _run_cached_one(plan, outputs, device, skey):
     if replay is None or replay.compiled is not compiled:
         return False
     if replay.recipe is None:  # (its second cached run: the graph repeats, record how to match it)
-        replay.recipe = _recipe(plan, outputs, key, compiled, replay, device)
+        if len(outputs) == 1:
+            replay.recipe = _recipe(plan, outputs, key, compiled, replay, device)
+        else:
+            replay.runs += 1
+            if _multi_due(replay.runs, plan):
+                replay.recipe = _recipe(plan, outputs, key, compiled, replay, device)
     _execute_short(compiled, replay.inputs(plan.leaves, device), outputs)
     return True
 
@@ -206,6 +211,19 @@ def _execute_short(compiled, inputs, outputs):
 # (a program dropped or replaced is never run through a stale recipe).
 RECIPE_MAX_ENTRIES = 64  # signature entries (nodes and leaves) a recipe is made for at most
 RECIPE_AFTER_RUNS = 8    # interpreted runs of a graph before its recipe is made
+# A recipe of several outputs compiles two matchers (~45 us an entry in all, thread CPU; an svd's
+# 3 entries ~0.5 ms) and saves ~0.5 us an entry and ~4 us a read (the walk, the key, the general
+# path's steps): it is made once the runs so far would have paid for it (ski rental), at
+# MULTI_RECIPE_COST * entries / (entries + MULTI_RECIPE_FIXED) runs (an svd's ~25, 40 entries' ~75).
+# (Single outputs keep RECIPE_AFTER_RUNS: reads of one output that repeat are a loop's, as a rule.)
+MULTI_RECIPE_COST = 90
+MULTI_RECIPE_FIXED = 8
+
+
+def _multi_due(runs, plan):
+    """Whether a sync of several outputs of `plan` that ran `runs` times is due for its recipe."""
+    n = len(plan.sig)
+    return n <= RECIPE_MAX_ENTRIES and runs * (n + MULTI_RECIPE_FIXED) >= MULTI_RECIPE_COST * n
 RECIPES_PER_ROOT = 8     # recipes kept per output (op, shape): the newest first
 
 
@@ -479,7 +497,7 @@ class Replay:
     one is an immutable Python number. A run whose scalars are the same objects (a function's
     constants: the `2.0` of `a * 2.0 + 1.0`, the same object at every call) sends the same
     vectors without packing and looking them up again (`packed_buffer`, ~2-3 us a read)."""
-    __slots__ = ("compiled", "own", "packed", "packed_at", "last", "recipe")
+    __slots__ = ("compiled", "own", "packed", "packed_at", "last", "recipe", "runs")
 
     def __init__(self, compiled, leaves):
         self.compiled = compiled
@@ -490,6 +508,7 @@ class Replay:
         self.packed_at = tuple(i for _, group in self.packed for i in group)  # (every group's, in order)
         self.last = None
         self.recipe = None  # its `Recipe` (False: none can be made), made at its second short run
+        self.runs = 0  # short runs of several outputs before its recipe (`_multi_due`)
 
     def inputs(self, leaves, device):
         """The program's parameters (as `_inputs` gives them) for this run's `leaves`."""

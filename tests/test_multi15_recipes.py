@@ -15,7 +15,9 @@ pytestmark = pytest.mark.usefixtures("both_tiers")
 
 @pytest.fixture
 def served(monkeypatch):
-    """The recipes that served reads, in order; `served.disabled = True` sends reads the usual way."""
+    """The recipes that served reads, in order; `served.disabled = True` sends reads the usual way.
+    Recipes of several outputs are made as soon as one of one output would be (`_multi_due`)."""
+    monkeypatch.setattr(_run_program, "MULTI_RECIPE_COST", 0)
     xp.clear_cache()
     log = _Log()
     real = _run_program.replay_one
@@ -143,3 +145,33 @@ def test_the_matcher_of_several_outputs_returns_the_plans_leaves_and_nodes(fresh
     assert match(u._node, v._node) is None
     assert match(v._node, v._node) is None
     np.testing.assert_array_equal(np.asarray(v), np.arange(20.0))
+
+
+def test_a_recipe_of_several_outputs_waits_for_its_runs_to_pay(rng, monkeypatch):
+    """At the default costs, an svd read's recipe (3 entries) is made only once its runs would
+    have paid for the matchers (~25), then serves the read with the same values."""
+    xp.clear_cache()
+    made = []
+    real = _run_program._recipe
+
+    def recording(plan, outputs, *args, **kwargs):
+        made.append(len(outputs))
+        return real(plan, outputs, *args, **kwargs)
+    monkeypatch.setattr(_run_program, "_recipe", recording)
+    a_np = rng.standard_normal((5, 5))
+    want = _read(xp.linalg.svd(xp.asarray(a_np), full_matrices=False))
+    due = next(r for r in range(1, 1000) if _run_program._multi_due(r, _Sig(3)))
+    assert 10 < due < 100
+    for step in range(2 * due + 20):
+        got = _read(xp.linalg.svd(xp.asarray(a_np), full_matrices=False))
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w)
+        if step < due // 2:
+            assert 3 not in made, "a recipe of several outputs was made before its runs paid for it"
+    assert 3 in made
+    xp.clear_cache()
+
+
+class _Sig:
+    def __init__(self, n):
+        self.sig = [None] * n
