@@ -184,6 +184,14 @@ def where(condition: Array, x1: ArrayOrScalar, x2: ArrayOrScalar, /) -> Array:
                 n2 = _scalar(x2, n1.dtype, "where")
             if n2 is not None:
                 return Array._wrap(_bind(_SELECT, (cond, n1, n2), (), cond.shape, n1.dtype), device)
+    elif type(condition) is Array and type(x2) is Array and (type(x1) is float or type(x1) is int):
+        # the mirror case: a Python int/float x1 next to a floating x2 of the bool condition's
+        # shape on its device (SciPy's `xp.where(mask, xp.nan, x)`, ~35 a pass of its table)
+        cond, n2 = condition._node, x2._node
+        device = condition._device
+        if cond.dtype is dt.bool and n2.shape == cond.shape and x2._device is device and n2.dtype.kind in "fc":
+            return Array._wrap(_bind(_SELECT, (cond, _scalar(x1, n2.dtype, "where"), n2), (), cond.shape, n2.dtype),
+                               device)
     check_array(condition, "condition")
     if condition.dtype is not dt.bool:
         raise TypeError(f"where: condition must be a boolean array, got {condition.dtype}")

@@ -1,0 +1,53 @@
+"""where(cond, python_scalar, x): the mirror of where's fast path (SciPy's `xp.where(mask, xp.nan, x)`)
+binds the general path's node: a select of the condition, a 0-D leaf of x's dtype and x."""
+import math
+
+import numpy as np
+import pytest
+
+import lazyarray as xp
+from lazyarray import _searching_functions as sf
+
+pytestmark = pytest.mark.usefixtures("both_tiers")
+
+
+def _general(cond, s, x):
+    """where through the general path: a 0-D array of x's dtype as x1 (no fast block takes it)."""
+    return xp.where(cond, xp.asarray(s, dtype=x.dtype), x)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "complex128"])
+@pytest.mark.parametrize("scalar", [math.nan, 2.5, -3, 0])
+def test_where_scalar_first(dtype, scalar):
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=(4, 5)).astype(dtype)
+    m = a.real > 0
+    x, cond = xp.asarray(a), xp.asarray(m)
+    got = xp.where(cond, scalar, x)
+    node = got._node
+    ref = _general(cond, scalar, x)._node
+    # (before any read: a read realizes the nodes in place)
+    assert node.op is ref.op and node.dtype is ref.dtype and node.shape == ref.shape
+    assert [a.shape for a in node.args] == [a.shape for a in ref.args]
+    assert node.args[0] is ref.args[0] and node.args[2] is ref.args[2]
+    assert node.args[1].dtype is ref.args[1].dtype
+    np.testing.assert_array_equal(np.asarray(node.args[1].host), np.asarray(ref.args[1].host))
+    want = np.where(m, np.asarray(scalar, dtype=dtype), a)
+    assert got.dtype == x.dtype and got.shape == a.shape
+    np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_where_scalar_first_others_unchanged():
+    m = np.array([True, False, True])
+    x = xp.asarray(np.array([1, 2, 3], dtype=np.int32))
+    got = xp.where(xp.asarray(m), 7, x)  # an integer x: the general path
+    np.testing.assert_array_equal(np.asarray(got), np.where(m, np.int32(7), np.array([1, 2, 3], np.int32)))
+    assert got.dtype == xp.int32
+    xf = xp.asarray(np.array([1.0, 2.0, 3.0]))
+    got = xp.where(xp.asarray(m), 1.5, xf[None, :] * xp.ones((2, 1)))  # broadcast: general path
+    assert got.shape == (2, 3)
+    np.testing.assert_array_equal(np.asarray(got), np.where(m, 1.5, np.ones((2, 1)) * [1.0, 2.0, 3.0]))
+    with pytest.raises(TypeError):
+        xp.where(xp.asarray(np.array([1, 0, 1])), 1.5, xf)  # a non-bool condition
+    got = xp.where(xp.asarray(m), True, xf)  # a bool scalar: the general path
+    np.testing.assert_array_equal(np.asarray(got), np.where(m, 1.0, [1.0, 2.0, 3.0]))
