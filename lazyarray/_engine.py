@@ -367,12 +367,8 @@ def cut_graph():
 
 
 def _unique(nodes):
-    seen, out = set(), []
-    for n in nodes:
-        if id(n) not in seen:
-            seen.add(id(n))
-            out.append(n)
-    return out
+    """`nodes` without repeats, in first-seen order (nodes hash by identity: a dict keyed by them)."""
+    return list(dict.fromkeys(nodes))
 
 
 def host_view(node, device, cause, sole_user):

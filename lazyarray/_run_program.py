@@ -154,14 +154,14 @@ def _run_cached_one(plan, outputs, device, skey):
     having done nothing, where any of that does not hold (`run`'s general path then takes the
     sync). Checked mode and a mesh never come here; the graph verifier has run (`run` does both
     first)."""
+    key = (device.id, device.platform, skey, ())  # (`program_key`, inline)
+    compiled = state.programs.get(key)
+    if compiled is None or compiled.no_window is not True:
+        return False  # (first: an interpreted graph's sync leaves here at once)
     limit = 8 * max(_config.pool_min_bytes, 1)
     for node in outputs:
         if _prod(node.shape) * node.dtype.bits >= limit:
             return False  # (the general path may recycle a dead buffer for it, and watches its own)
-    key = (device.id, device.platform, skey, ())  # (`program_key`, inline)
-    compiled = state.programs.get(key)
-    if compiled is None or compiled.no_window is not True:
-        return False
     replay = state.replays.get(key)
     if replay is None or replay.compiled is not compiled:
         return False
