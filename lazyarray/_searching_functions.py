@@ -165,6 +165,16 @@ def _scalars_dtype(*values):
     return dt.bool
 
 
+def _stretches(small, shape):
+    """Whether `small` broadcasts to `shape` (of as many axes) by stretching unit axes only."""
+    if len(small) != len(shape):
+        return False
+    for a, b in zip(small, shape):
+        if a != b and a != 1:
+            return False
+    return True
+
+
 def where(condition: Array, x1: ArrayOrScalar, x2: ArrayOrScalar, /) -> Array:
     if type(condition) is Array and type(x1) is Array:
         # a bool condition, x1 of its shape and x2 an array of x1's dtype and that shape (or 0-D),
@@ -184,6 +194,14 @@ def where(condition: Array, x1: ArrayOrScalar, x2: ArrayOrScalar, /) -> Array:
                 n2 = _scalar(x2, n1.dtype, "where")
             if n2 is not None:
                 return Array._wrap(_bind(_SELECT, (cond, n1, n2), (), cond.shape, n1.dtype), device)
+        elif (cond.dtype is dt.bool and type(x2) is Array and x1._device is device and x2._device is device
+              and x2._node.shape == n1.shape and x2._node.dtype is n1.dtype
+              and _stretches(cond.shape, n1.shape)):
+            # a condition with unit axes where x1 and x2 (one shape, one dtype) have longer ones
+            # (SciPy's Rotation: `where(choice == 0, quat_0, quat)`, choice (n, 1)): the general
+            # path's broadcast of the condition and select
+            return Array._wrap(_bind(_SELECT, (ops.broadcast_to(cond, n1.shape), n1, x2._node), (), n1.shape,
+                                     n1.dtype), device)
     elif type(condition) is Array and type(x2) is Array and (type(x1) is float or type(x1) is int):
         # the mirror case: a Python int/float x1 next to a floating x2 of the bool condition's
         # shape on its device (SciPy's `xp.where(mask, xp.nan, x)`, ~35 a pass of its table)

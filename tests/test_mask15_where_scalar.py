@@ -51,3 +51,44 @@ def test_where_scalar_first_others_unchanged():
         xp.where(xp.asarray(np.array([1, 0, 1])), 1.5, xf)  # a non-bool condition
     got = xp.where(xp.asarray(m), True, xf)  # a bool scalar: the general path
     np.testing.assert_array_equal(np.asarray(got), np.where(m, 1.0, [1.0, 2.0, 3.0]))
+
+
+def _same_graph(a, b):
+    """The same ops, attributes, shapes and dtypes down to the same leaves."""
+    if a.op is None or b.op is None:
+        assert a is b
+        return
+    assert a.op is b.op and a.attrs == b.attrs and a.shape == b.shape and a.dtype is b.dtype
+    assert len(a.args) == len(b.args)
+    for p, q in zip(a.args, b.args):
+        _same_graph(p, q)
+
+
+@pytest.mark.parametrize("cshape,shape", [((6, 1), (6, 4)), ((1,), (4,)), ((1, 3, 1), (2, 3, 5)), ((1, 1), (0, 3))])
+def test_where_stretched_condition(cshape, shape):
+    """A condition with unit axes next to two arrays of one longer shape: the general path's
+    broadcast of the condition and its select (compared node by node with a 0-D-free general call)."""
+    rng = np.random.default_rng(2)
+    m = rng.normal(size=cshape) > 0
+    a, b = rng.normal(size=shape), rng.normal(size=shape)
+    cond, x1, x2 = xp.asarray(m), xp.asarray(a), xp.asarray(b)
+    got = xp.where(cond, x1, x2)
+    node = got._node
+    # the general path: x2 given as a view (not a plain Array), so no fast block takes the call
+    ref = xp.where(cond, x1, x2[...])._node
+    assert node.shape == shape
+    if 0 not in shape:  # (an empty view reads as a new node: no common leaf to compare)
+        _same_graph(node, ref)
+    np.testing.assert_array_equal(np.asarray(got), np.where(m, a, b))
+
+
+def test_where_stretched_condition_others():
+    m = np.array([[True], [False]])
+    a = np.arange(6.0).reshape(2, 3)
+    # dtypes differ: the general path's promotion
+    got = xp.where(xp.asarray(m), xp.asarray(a), xp.asarray(a.astype(np.float32)))
+    assert got.dtype == xp.float64
+    np.testing.assert_array_equal(np.asarray(got), np.where(m, a, a))
+    # a condition that does not broadcast: the general path's error
+    with pytest.raises(ValueError):
+        xp.where(xp.asarray(np.ones((3, 1), bool)), xp.asarray(a), xp.asarray(a))
