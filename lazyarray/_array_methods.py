@@ -28,9 +28,7 @@ from ._graph import Node as _Node, _merge, bind as _bind_node, bind_pair as _bin
 from ._indexing import _Element, getitem, setitem
 from ._helpers import _apply_broadcast, pair_broadcast as _pair_broadcast
 from ._linear_algebra_functions import matmul
-from ._manipulation_functions import matrix_transpose, permute_dims, reshape, squeeze
-from ._ops.core import memo as _memo
-from ._ops.shape import _transpose_attrs as _transpose_table
+from ._manipulation_functions import lazy_transpose as _lazy_transpose, matrix_transpose, permute_dims, reshape, squeeze
 
 # ---------------------------------------------------------------- operators
 # Each operator is the namespace function of the same meaning; the table keeps them in one place.
@@ -291,29 +289,17 @@ Array.__setitem__ = setitem
 
 
 # ---------------------------------------------------------------- attributes of the standard
-_SWAP_AXES = _views.Transpose((1, 0))  # (a step holds no state of its own: one for every x.T)
-
-
 def _T(self):
     node = self._node
     if len(node.shape) != 2:
         raise ValueError(f"x.T needs a 2-D array, got {self.ndim}-D; use permute_dims or mT")
-    # permute_dims(self, (1, 0)) without its argument checks: the same view
+    # permute_dims(self, (1, 0)) without its argument checks: the same view, its transpose
+    # bound at its first read (a matmul folds it away unbound: `lazy_transpose`)
     if type(self) is _View:
         s0, s1 = self._strides
     else:
         s0, s1 = node.shape[1] or 1, 1  # (`_views.contiguous_strides` of a matrix)
-    # (`ops.transpose(node, (1, 0))` without its identity test and key building, bound at once:
-    # its rule's shape for a matrix; a loop writes `X.T` every step. The attributes are the
-    # memo's shared object, as `ops.transpose` gets it)
-    shape = node.shape
-    attrs = _memo(_transpose_table, _SWAP_PERM, _TRANSPOSE.Attrs)
-    return _View._make(self, _SWAP_AXES, _bind_node(_TRANSPOSE, (node,), attrs, (shape[1], shape[0]), node.dtype),
-                       (s1, s0))
-
-
-_TRANSPOSE = ops.TRANSPOSE
-_SWAP_PERM = ((1, 0),)  # (the memo's key: `_ops.shape.transpose`'s)
+    return _lazy_transpose(self, (s1, s0))
 
 
 Array.T = property(_T, doc="The transpose of a 2-D array.")

@@ -394,7 +394,8 @@ class _View(Array):
         return self._own
 
     def _pending_node(self):
-        return self._own
+        own = self._own
+        return self._node if own is None else own  # (None: a transpose not bound yet, `lazy_transpose`)
 
     def _rebind(self, node):
         check_writable(self)  # before anything changes: a refused write leaves no trace

@@ -11,6 +11,7 @@ from . import _ops as ops
 from ._array_object import Array
 from ._graph import bind as _bind
 from ._helpers import broadcast_shapes, check_array, normalize_axis
+from ._manipulation_functions import unbound_transpose
 
 
 def _numeric_pair(x1, x2, fname):
@@ -50,6 +51,12 @@ def _product(a, b):
         if len(perm) != 2:
             return None
         y, rc = y.args[0], perm[0]
+    return _folded(x, lc, y, rc)
+
+
+def _folded(x, lc, y, rc):
+    """`_product`'s node of x contracted on its axis lc with y on its axis rc, the transposes
+    folded (x, y: the transposes' operands); None where the builder does more."""
     if lc == 0 and rc == 0 and len(x.shape) == 2:
         if len(y.shape) == 1:
             if x.op is _TRANSPOSE or y.op is _TRANSPOSE:
@@ -66,8 +73,48 @@ def _product(a, b):
     return _bind(_DOT_GENERAL, (x, y), hit[0], hit[1], dtype)
 
 
+def _unbound_product(x1, x2, ta, tb):
+    """x1 @ x2 where x1 or x2 is an `x.T` whose transpose is not bound yet (ta, tb: the matrices
+    they transpose, else None): `_product`'s node of the transposes it would have met, without
+    binding them; None where `_product` would not serve (the caller binds them then)."""
+    if ta is not None:
+        x, lc = ta, 0  # (the contracted axis 1 of the transpose: axis 0 of its operand)
+        sa = (ta.shape[1], ta.shape[0])
+    else:
+        x = x1._node
+        sa = x.shape
+        lc = len(sa) - 1
+        if x.op is _TRANSPOSE:
+            perm = x.attrs.perm
+            if len(perm) != 2:
+                return None
+            x, lc = x.args[0], perm[lc]
+    if tb is not None:
+        y, rc = tb, 1  # (the contracted axis 0 of the transpose: axis 1 of its operand)
+        sb = (tb.shape[1], tb.shape[0])
+    else:
+        y = x2._node
+        sb = y.shape
+        rc = 0
+        if y.op is _TRANSPOSE:
+            perm = y.attrs.perm
+            if len(perm) != 2:
+                return None
+            y, rc = y.args[0], perm[0]
+    if (0 < len(sa) <= 2 and 0 < len(sb) <= 2 and x.dtype is y.dtype and x.dtype.kind in "iufc"
+            and x1._device is x2._device and sa[-1] == sb[0]):
+        return _folded(x, lc, y, rc)
+    return None
+
+
 def matmul(x1: Array, x2: Array, /) -> Array:
     if isinstance(x1, Array) and isinstance(x2, Array):
+        ta, tb = unbound_transpose(x1), unbound_transpose(x2)
+        if ta is not None or tb is not None:
+            # (`X.T @ r`: the node `_product` gives for X.T's transpose, which is not bound)
+            node = _unbound_product(x1, x2, ta, tb)
+            if node is not None:
+                return Array._wrap(node, x1._device)
         a, b = x1._node, x2._node
         sa, sb = a.shape, b.shape
         if (0 < len(sa) <= 2 and 0 < len(sb) <= 2 and a.dtype is b.dtype and a.dtype.kind in "iufc"

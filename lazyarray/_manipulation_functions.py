@@ -95,6 +95,35 @@ def _flat(x):
     return Array._wrap(ops.reshape(x._node, (x.size,)), x.device)
 
 
+SWAP_AXES = _views.Transpose((1, 0))  # (a step holds no state of its own: one for every x.T)
+_new = object.__new__
+
+
+def unbound_transpose(x):
+    """x.T of a matrix (`lazy_transpose`) whose transpose is not bound yet, never read: the node
+    it transposes (its base's now, as reading the view would take); None for any other x."""
+    if type(x) is _View and x._own is None and x._step is SWAP_AXES:
+        return x._base._node
+    return None
+
+
+def lazy_transpose(x, strides):
+    """The view x.T of a matrix x (`strides`: its strides), its transpose node not bound: the
+    view's first read binds it from its base's node (its `_seen` is None, which no base node
+    is), as after a write into its base; a matmul folds the transpose into its contraction
+    (`unbound_transpose`) and never binds it (logistic regression's `X.T @ r`, each step). The
+    same node as `permute_dims(x, (1, 0))` then; the view is registered as a pending handle
+    only by a write through it (a read of it makes no handle, as a view read again)."""
+    view = _new(_View)
+    view._base = x
+    view._step = SWAP_AXES
+    view._seen = None
+    view._own = None
+    view._strides = strides
+    view._device = x._device
+    return view
+
+
 def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
     check_array(x)
     axes = tuple(normalize_axis(a, x.ndim) for a in axes)
