@@ -343,6 +343,11 @@ def _split(nodes, outputs, start, size, full, first_chunk, keep_tail, repeat, de
             pieces = pieces[:first_chunk + alone] + [[node] for node in loops]
             if memo is not None and not hoisted and _hoist_fixed[0]:
                 _record(memo, descs, before, (start, size, first_chunk), full, pieces, last, rewritten, list(_made), rank)
+        elif len(ranges) == 1 and not hot:
+            # one chunk, which no REPEAT makes (a loop's read of the one iteration a budget cut
+            # left pending, each call): its pieces are kept too, a recipe of no REPEAT
+            if memo is not None and not hoisted and _hoist_fixed[0]:
+                _record(memo, descs, before, (start, size, first_chunk), full, pieces, last, rewritten, [], rank)
         elif hot:
             bounds = _fused(start, size, full, keep_tail)
             need = _needs(reads, rank, outputs, bounds)
@@ -693,7 +698,7 @@ def _record(memo, descs, before, at, full, pieces, last, rewritten, groups, rank
     where = {id(a): k for k, a in enumerate(objects)}
     # a rewritten dot inside a REPEAT's chunks is never computed (the body is a template): only
     # those that run (a first chunk run alone) or that a REPEAT's values are read from matter
-    first = min(g[5] for g in groups)
+    first = min((g[5] for g in groups), default=len(rank))  # (no REPEAT: every rewritten dot runs)
     read = {o for g in groups for o, _ in g[3]}
     rewrites = []
     for node, args, _ in rewritten:
