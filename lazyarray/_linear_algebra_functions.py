@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from . import _dtypes as dt
 from ._bounded import keep
 from . import _ops as ops
-from ._array_object import Array
+from ._array_object import Array, _View
 from ._graph import bind as _bind
 from ._helpers import broadcast_shapes, check_array, normalize_axis
 from ._manipulation_functions import unbound_transpose
@@ -109,12 +109,13 @@ def _unbound_product(x1, x2, ta, tb):
 
 def matmul(x1: Array, x2: Array, /) -> Array:
     if isinstance(x1, Array) and isinstance(x2, Array):
-        ta, tb = unbound_transpose(x1), unbound_transpose(x2)
-        if ta is not None or tb is not None:
-            # (`X.T @ r`: the node `_product` gives for X.T's transpose, which is not bound)
-            node = _unbound_product(x1, x2, ta, tb)
-            if node is not None:
-                return Array._wrap(node, x1._device)
+        if type(x1) is _View or type(x2) is _View:
+            ta, tb = unbound_transpose(x1), unbound_transpose(x2)
+            if ta is not None or tb is not None:
+                # (`X.T @ r`: the node `_product` gives for X.T's transpose, which is not bound)
+                node = _unbound_product(x1, x2, ta, tb)
+                if node is not None:
+                    return Array._wrap(node, x1._device)
         a, b = x1._node, x2._node
         sa, sb = a.shape, b.shape
         if (0 < len(sa) <= 2 and 0 < len(sb) <= 2 and a.dtype is b.dtype and a.dtype.kind in "iufc"
