@@ -412,6 +412,25 @@ class _View(Array):
 _NODE_SLOT = Array.__dict__["_node"]  # the slot that holds a plain array's node
 
 
+class SlotShaped(Array):
+    """Base of the arrays whose node is made at their first use (`_node` is a property of the
+    subclass: `_borrowed_host.Borrowed`, `_indexing._Running`) while the slot already holds a node
+    of their shape and dtype: shape, dtype and ndim answer from it without making the node."""
+    __slots__ = ()
+
+    @property
+    def dtype(self):
+        return _NODE_SLOT.__get__(self).dtype
+
+    @property
+    def shape(self):
+        return _NODE_SLOT.__get__(self).shape
+
+    @property
+    def ndim(self):
+        return len(_NODE_SLOT.__get__(self).shape)
+
+
 class _HostAliased(Array):
     """A base array whose value (or a view's) a numpy array aliases (`np.asarray`): its node
     is read after taking in writes made into those numpy arrays, and its writes are copied

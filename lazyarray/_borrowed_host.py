@@ -28,13 +28,12 @@ import numpy as np
 
 from . import _dtypes as dt
 from . import _runtime
-from ._array_object import Array
+from ._array_object import _NODE_SLOT, Array, SlotShaped
 from ._graph import leaf_from_host
 from ._metrics import metrics
 
 BORROW_MIN_BYTES = 64 << 20  # (a fresh 64 MiB copy costs ~20-70 ms on this machine)
 
-_NODE_SLOT = Array.__dict__["_node"]  # the slot that holds a plain array's node
 _lock = threading.Lock()  # one first use takes the copy; a racing one waits and finds it taken
 
 
@@ -63,7 +62,7 @@ def _take_copy(x):
     return node
 
 
-class Borrowed(Array):
+class Borrowed(SlotShaped):
     """An array whose leaf still reads the caller's numpy array (`borrow`)."""
     __slots__ = ()
 
@@ -79,17 +78,6 @@ class Borrowed(Array):
         return _take_copy(self)
 
     # (the shape and dtype of the borrowed memory never change: read without taking the copy)
-    @property
-    def dtype(self):
-        return _NODE_SLOT.__get__(self).dtype
-
-    @property
-    def shape(self):
-        return _NODE_SLOT.__get__(self).shape
-
-    @property
-    def ndim(self):
-        return len(_NODE_SLOT.__get__(self).shape)
 
     @property
     def size(self):

@@ -17,7 +17,7 @@ from ._bounded import keep
 from . import _ops as ops
 from . import _host_sync, _mask_index, _views
 from ._advanced_indexing import getitem_advanced, setitem_advanced, whole_mask_write
-from ._array_object import Array, _View, check_writable, strides_of
+from ._array_object import _NODE_SLOT, Array, SlotShaped, _View, check_writable, strides_of
 from ._basic_indexing import (
     BasicIndex, _Axis, all_integers, check_assignable, compose, expand, is_basic, plan, read_by_recipe,
     read_recipe, slice_read, slice_write,
@@ -244,7 +244,6 @@ def _element_nodes(node, i):
     return _bind(ops.RESHAPE, (window,), _TO_0D, (), node.dtype)
 
 
-_NODE_SLOT = Array.__dict__["_node"]  # the slot that holds a plain array's node
 
 
 class _Element(Array):
@@ -583,7 +582,7 @@ _open_run = [None]
 _last_value = [None]
 
 
-class _Running(Array):
+class _Running(SlotShaped):
     """A plain array an open element run writes into (`_element_run`): its slot keeps the node
     the run writes into until its first use binds the run's scatter (`_close_run`) and makes it
     a plain Array again. The run's writes change neither shape nor dtype, which answer without
@@ -603,17 +602,6 @@ class _Running(Array):
     def _pending_node(self):
         return _NODE_SLOT.__get__(self)
 
-    @property
-    def dtype(self):
-        return _NODE_SLOT.__get__(self).dtype
-
-    @property
-    def shape(self):
-        return _NODE_SLOT.__get__(self).shape
-
-    @property
-    def ndim(self):
-        return len(_NODE_SLOT.__get__(self).shape)
 
 
 def _close_run(x):
