@@ -229,12 +229,21 @@ def _replay_call(nodes, outputs, keep_tail, repeat, last):
     if not (repeat and last is not None and (n >= len(last) or n >= MIN_NODES) and not _checks.pending
             and any(key[1] == n for key in _recipes)):
         return None, None, None
-    memo = _memo_key(nodes, outputs, (keep_tail,))
-    found = _recipes.get(memo[0])
-    if found is None:
-        return None, memo, None
-    descs = _descriptions(nodes)
-    if found[0] == descs and _decided_alike(found, last, descs, memo[0]):
+    params = (keep_tail,)
+    memo, kept = _known_key(nodes, outputs, params)
+    found = _recipes.get(memo[0]) if memo is not None else None
+    descs = _descriptions(nodes) if found is not None and found[0] is kept else None
+    alike = descs is not None and kept == descs
+    if not alike:  # (`_known_key`'s proof is not whole: the key is made)
+        memo = _memo_key(nodes, outputs, params)
+        found = _recipes.get(memo[0])
+        if found is None:
+            return None, memo, None
+        _keep_known(memo[0], found)
+        if descs is None:
+            descs = _descriptions(nodes)
+        alike = found[0] == descs
+    if alike and _decided_alike(found, last, descs, memo[0]):
         recipe = found[2]
         done = _replay(recipe, nodes, memo[1])
         if done is not None:
@@ -688,6 +697,55 @@ def _memo_key(nodes, outputs, params):
     outs = tuple(sorted({label.get(o, -1) for o in outputs if o.op is not None}))  # (-1: not in `nodes`)
     key = (params, n, labels, tuple(map(_outside, objects)), outs)
     return key, objects
+
+
+_known = {}  # params -> (key, operand lookups, first positions, its descriptions): the last
+             # kept key `_replay_call` found (`_known_key`)
+
+
+def _keep_known(key, found):
+    """Remember `key` (just found in `_recipes`, as `found`) for `_known_key`: per flat operand,
+    its node position or len(nodes) + its outside object's class (first-use order), and the
+    output positions; kept only where every kept description is of a computed node (op not None)
+    and no output lay outside the graph (label -1)."""
+    n, labels, outs = key[1], key[2], key[4]
+    if outs and outs[0] < 0 or any(d[0] is None for d in found[0]):
+        return
+    firsts = sorted({label for label in labels if label >= n})
+    cls = {label: n + k for k, label in enumerate(firsts)}
+    lookups = [label if label < n else cls[label] for label in labels]
+    _known[key[0]] = (key, lookups, [label - n for label in firsts], found[0])
+
+
+def _known_key(nodes, outputs, params):
+    """(`_memo_key(nodes, outputs, params)`, the descriptions kept with it) when it equals the
+    last kept key `_replay_call` found for `params` (`_keep_known`), else (None, None), without
+    the dict of positions: each operand is the
+    object that key's labels name (one list compare: `is`, as Node has no __eq__), the outside
+    objects are distinct leaves (op None) and describe alike (`_outside`), and the outputs
+    (op not None) are the key's output nodes. Whole once the caller's descriptions equal the
+    kept ones (still the key's entry), all of computed nodes: no leaf is then one of `nodes`."""
+    known = _known.get(params)
+    if known is None:
+        return None, None
+    key, lookups, firsts, kept = known
+    n = len(nodes)
+    if key[1] != n:
+        return None, None
+    flat = list(_chain.from_iterable([a.args for a in nodes]))
+    if len(flat) != len(lookups):
+        return None, None
+    objects = [flat[j] for j in firsts]
+    if flat != list(map((nodes + objects).__getitem__, lookups)):
+        return None, None
+    if any(a.op is not None for a in objects) or len({id(a) for a in objects}) != len(objects) \
+            or tuple(map(_outside, objects)) != key[3]:
+        return None, None
+    outs = key[4]
+    ids = {id(nodes[k]): k for k in outs}
+    if len(ids) != len(outs) or {ids.get(id(o), -1) for o in outputs if o.op is not None} != set(outs):
+        return None, None
+    return (key, objects), kept
 
 
 def _record(memo, descs, before, at, full, pieces, last, rewritten, groups, rank):
