@@ -224,7 +224,8 @@ def _replay_call(nodes, outputs, keep_tail, repeat, last):
     graph under the same last chunk, split as that one was (`_memo_key`, `_replay`), without
     deciding again (the decision reads the descriptions and the last chunk alone: one compare of
     each). (Only where a recipe of as many nodes is kept: other graphs make their key if they
-    split.)"""
+    split.) The key is first checked against the last one found (`_known_key`: no dict of
+    positions), and made (`_memo_key`) only where that check fails."""
     n = len(nodes)
     if not (repeat and last is not None and (n >= len(last) or n >= MIN_NODES) and not _checks.pending
             and any(key[1] == n for key in _recipes)):
