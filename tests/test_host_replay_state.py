@@ -130,13 +130,16 @@ def test_a_graph_no_recipe_is_the_size_of_makes_no_key_before_deciding(fresh, rn
     for _ in range(3):
         np.testing.assert_allclose(np.asarray(decay(xp, xl, Wl, 40)), decay(np, x0, W, 40), rtol=1e-12, atol=1e-14)
     assert _segment._recipes
-    keys, real = [], _segment._memo_key
+    keys = []
 
-    def counting(nodes, outputs, params):
-        keys.append(len(nodes))
-        return real(nodes, outputs, params)
+    def counting(real):  # (a key made, or the last one proved: `_known_key` before `_memo_key`)
+        def count(nodes, outputs, params):
+            keys.append(len(nodes))
+            return real(nodes, outputs, params)
+        return count
 
-    monkeypatch.setattr(_segment, "_memo_key", counting)
+    for name in ("_memo_key", "_known_key"):
+        monkeypatch.setattr(_segment, name, counting(getattr(_segment, name)))
 
     def grow(ns, x, steps):
         for i in range(steps):
