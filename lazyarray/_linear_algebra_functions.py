@@ -39,19 +39,23 @@ def _product(a, b):
     node's attributes and shape (from dot_general's rule) kept per shapes. None where the
     builder does more (a column's reshapes, a transpose met again after the swap): the caller
     then calls the builder."""
-    x, y = a, b
-    lc, rc = len(a.shape) - 1, 0
-    if x.op is _TRANSPOSE:
-        perm = x.attrs.perm
-        if len(perm) != 2:
-            return None
-        x, lc = x.args[0], perm[lc]
-    if y.op is _TRANSPOSE:
-        perm = y.attrs.perm
-        if len(perm) != 2:
-            return None
-        y, rc = y.args[0], perm[0]
+    x, lc = _untransposed(a, len(a.shape) - 1)
+    y, rc = _untransposed(b, 0)
+    if x is None or y is None:
+        return None
     return _folded(x, lc, y, rc)
+
+
+def _untransposed(node, axis):
+    """(the operand, the contracted axis) `_product` takes for `node` contracted on `axis`: a
+    bound 2-D transpose's matrix and the axis it came from, else the node itself; (None, None)
+    for a transpose of more axes (the builder then)."""
+    if node.op is not _TRANSPOSE:
+        return node, axis
+    perm = node.attrs.perm
+    if len(perm) != 2:
+        return None, None
+    return node.args[0], perm[axis]
 
 
 def _folded(x, lc, y, rc):
@@ -81,26 +85,18 @@ def _unbound_product(x1, x2, ta, tb):
         x, lc = ta, 0  # (the contracted axis 1 of the transpose: axis 0 of its operand)
         sa = (ta.shape[1], ta.shape[0])
     else:
-        x = x1._node
-        sa = x.shape
-        lc = len(sa) - 1
-        if x.op is _TRANSPOSE:
-            perm = x.attrs.perm
-            if len(perm) != 2:
-                return None
-            x, lc = x.args[0], perm[lc]
+        node = x1._node  # (read once: a view's node property checks its base)
+        sa = node.shape
+        x, lc = _untransposed(node, len(sa) - 1)
     if tb is not None:
         y, rc = tb, 1  # (the contracted axis 0 of the transpose: axis 1 of its operand)
         sb = (tb.shape[1], tb.shape[0])
     else:
-        y = x2._node
-        sb = y.shape
-        rc = 0
-        if y.op is _TRANSPOSE:
-            perm = y.attrs.perm
-            if len(perm) != 2:
-                return None
-            y, rc = y.args[0], perm[0]
+        node = x2._node  # (read once: a view's node property checks its base)
+        sb = node.shape
+        y, rc = _untransposed(node, 0)
+    if x is None or y is None:
+        return None
     if (0 < len(sa) <= 2 and 0 < len(sb) <= 2 and x.dtype is y.dtype and x.dtype.kind in "iufc"
             and x1._device is x2._device and sa[-1] == sb[0]):
         return _folded(x, lc, y, rc)
