@@ -7,25 +7,9 @@ import pytest
 
 import lazyarray as xp
 from lazyarray import _engine, _segment
+from benchmarks.workloads import logreg
 
 pytestmark = pytest.mark.usefixtures("both_tiers")
-
-
-def _logreg(X, y, w, steps=100, lr=0.5):
-    n = X.shape[0]
-    for _ in range(steps):
-        p = 1.0 / (1.0 + xp.exp(-(X @ w)))
-        g = X.T @ (p - y) / n
-        w = w - lr * g
-    return w
-
-
-def _numpy(X, y, w, steps=100, lr=0.5):
-    n = X.shape[0]
-    for _ in range(steps):
-        p = 1.0 / (1.0 + np.exp(-(X @ w)))
-        w = w - lr * (X.T @ (p - y) / n)
-    return w
 
 
 @pytest.fixture
@@ -50,10 +34,10 @@ def test_one_chunk_read_replays(reads, dtype):
     w0 = np.zeros(8, dtype)
     args = [xp.asarray(a) for a in (X, y, w0)]
     _engine.wait_for_compiles()
-    got = [np.asarray(_logreg(*args)).copy() for _ in range(6)]
+    got = [np.asarray(logreg(xp, *args)).copy() for _ in range(6)]
     for g in got[1:]:
         assert g.tobytes() == got[0].tobytes()
-    np.testing.assert_allclose(got[0], _numpy(X, y, w0), rtol=2e-4 if dtype == "float32" else 1e-10, atol=1e-6)
+    np.testing.assert_allclose(got[0], logreg(np, X, y, w0), rtol=2e-4 if dtype == "float32" else 1e-10, atol=1e-6)
     one_chunk = [hit for n, hit in reads if n == 10]
     assert one_chunk and one_chunk[-1]  # (the last calls' reads of one iteration: replayed)
     kept = [r for _, _, r in _segment._recipes.values() if not r.groups and r.full == 1]
@@ -67,7 +51,7 @@ def test_one_chunk_recipe_matches_the_search(monkeypatch):
     y = (rng.random(200) > 0.5).astype("float32")
     args = [xp.asarray(a) for a in (X, y, np.full(6, 0.1, "float32"))]
     for _ in range(4):
-        replayed = np.asarray(_logreg(*args)).copy()
+        replayed = np.asarray(logreg(xp, *args)).copy()
     real = _segment._replay_call
 
     def no_recipe(nodes, outputs, keep_tail, repeat, last):
@@ -75,5 +59,5 @@ def test_one_chunk_recipe_matches_the_search(monkeypatch):
             return None, None, None
         return real(nodes, outputs, keep_tail, repeat, last)
     monkeypatch.setattr(_segment, "_replay_call", no_recipe)
-    searched = np.asarray(_logreg(*args))
+    searched = np.asarray(logreg(xp, *args))
     assert replayed.tobytes() == searched.tobytes()
