@@ -413,9 +413,9 @@ _NODE_SLOT = Array.__dict__["_node"]  # the slot that holds a plain array's node
 
 
 class SlotShaped(Array):
-    """Base of the arrays whose node is made at their first use (`_node` is a property of the
-    subclass: `_borrowed_host.Borrowed`, `_indexing._Running`) while the slot already holds a node
-    of their shape and dtype: shape, dtype and ndim answer from it without making the node."""
+    """Base of the arrays whose `_node` is a property of their class while the slot already holds
+    a node of their shape and dtype (`Deferred`'s forms, `_HostAliased`): shape, dtype, ndim and
+    size answer from the slot, reading nothing else."""
     __slots__ = ()
 
     @property
@@ -430,8 +430,68 @@ class SlotShaped(Array):
     def ndim(self):
         return len(_NODE_SLOT.__get__(self).shape)
 
+    @property
+    def size(self):
+        n = 1
+        for s in _NODE_SLOT.__get__(self).shape:
+            n *= s
+        return n
 
-class _HostAliased(Array):
+
+class Deferred(SlotShaped):
+    """The deferred-binding protocol: an array whose node is bound at its first use. Until then
+    its class is a subclass of this one, and its slot holds what the node will be made from;
+    `_bind()` (the one hook each form defines) makes the node, stores it in the slot, turns the
+    array into a plain `Array` and returns the node. So `type(x) is Array` fast paths never see
+    a deferred array as plain, and after its first use it is one.
+
+    Who defers (the only makers of one):
+      `_borrowed_host.Borrowed`       asarray of a large numpy array; slot: a leaf over the
+                                      caller's memory; binds: takes the copy.
+      `_deferred_elements.Element`    x[i] of a pending vector (`_indexing._element`); slot:
+                                      (the vector's node, i); binds: `element_nodes`.
+      `_deferred_elements.Running`    a plain array an open element run writes into; slot: the
+                                      run's base; binds: the run's scatter (`close_run`).
+      (not a subclass: x.T of a matrix, `_manipulation_functions.lazy_transpose`, is a `_View`
+      never read: `_own` is None and `_View._node`'s re-read binds it; matmul reads the matrix it
+      transposes without binding, `unbound_transpose`)
+    Who binds: every read of `x._node` (the ops, the read points, a write: `x._node = node`
+    binds first, then replaces) and the engine's `x._pending_node()` at a sync (`Running`'s
+    answers its base instead, which the sync computes, and the run stays open).
+    Who reads the slot without binding: shape/dtype/ndim/size (here), `Borrowed.__array__`,
+    `_indexing.setitem`'s write of an unbound `Element` (`element_run` takes it from the slot).
+    Invariants: a bound node has the value the eager path's nodes would have had (nothing it
+    reads can change before the first use); binding happens once (each form checks its class
+    under its lock; `Element`s racing may both bind equal nodes); a deferred array is registered
+    as a pending handle only once bound (`Running`: was one already, on its base)."""
+    __slots__ = ()
+
+    def _bind(self):
+        """x's node, made now (x's first use): stored in the slot, x made a plain Array."""
+        raise NotImplementedError
+
+    @property
+    def _node(self):
+        return self._bind()
+
+    @_node.setter
+    def _node(self, node):  # (a write: `Array._rebind`, of a node made from the bound one)
+        self._bind()
+        _NODE_SLOT.__set__(self, node)
+
+    def _pending_node(self):
+        return self._bind()
+
+    def _settle(self, node):
+        """The common end of `_bind`: x is a plain Array on `node`, a pending handle of it when
+        it is pending (as `Array._wrap` registers one)."""
+        _NODE_SLOT.__set__(self, node)
+        self.__class__ = Array
+        pending.add(self, node)
+        return node
+
+
+class _HostAliased(SlotShaped):
     """A base array whose value (or a view's) a numpy array aliases (`np.asarray`): its node
     is read after taking in writes made into those numpy arrays, and its writes are copied
     into them (see `_host_alias`). It turns back into a plain Array when no alias is left."""
@@ -445,19 +505,8 @@ class _HostAliased(Array):
     def _pending_node(self):  # (the engine, mid-sync: no flush, which may sync itself)
         return _NODE_SLOT.__get__(self)
 
-    # (a numpy write changes neither shape nor dtype: read without the flush, which would unshare
-    # a zero-copy alias)
-    @property
-    def dtype(self) -> DType:
-        return _NODE_SLOT.__get__(self).dtype
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return _NODE_SLOT.__get__(self).shape
-
-    @property
-    def ndim(self) -> int:
-        return len(_NODE_SLOT.__get__(self).shape)
+    # (a numpy write changes neither shape nor dtype: `SlotShaped` reads them without the flush,
+    # which would unshare a zero-copy alias)
 
     def _rebind(self, node):
         _NODE_SLOT.__set__(self, node)

@@ -28,7 +28,7 @@ import numpy as np
 
 from . import _dtypes as dt
 from . import _runtime
-from ._array_object import _NODE_SLOT, Array, SlotShaped
+from ._array_object import _NODE_SLOT, Array, Deferred
 from ._graph import leaf_from_host
 from ._metrics import metrics
 
@@ -45,46 +45,33 @@ def borrowable(obj, device) -> bool:
 
 def borrow(obj: np.ndarray, device) -> Array:
     """An array over obj's memory that copies it at its first use (see the module docstring)."""
-    return Borrowed._wrap(leaf_from_host(obj, tuple(obj.shape), dt.from_numpy(obj.dtype)), device)
+    x = _new(Borrowed)  # (`Array._wrap` of a leaf, inline: nothing to register)
+    _NODE_SLOT.__set__(x, leaf_from_host(obj, tuple(obj.shape), dt.from_numpy(obj.dtype)))
+    x._device = device
+    return x
 
 
-def _take_copy(x):
-    """x's first use: its leaf gets a device copy of the borrowed memory's current value and
-    lets go of that memory; x becomes a plain Array. Returns x's node."""
-    with _lock:
-        node = _NODE_SLOT.__get__(x)
-        if type(x) is Borrowed:
-            host = node.host
-            node.buffer = _runtime.put(host, x._device._pjrt)
-            metrics.bytes_to_device += host.nbytes
-            node.host = None
-            x.__class__ = Array
-    return node
+_new = object.__new__
 
 
-class Borrowed(SlotShaped):
-    """An array whose leaf still reads the caller's numpy array (`borrow`)."""
+class Borrowed(Deferred):
+    """An array whose leaf still reads the caller's numpy array (`borrow`): a form of the
+    deferred-binding protocol (`_array_object.Deferred`), whose shape, dtype, ndim and size read
+    nothing."""
     __slots__ = ()
 
-    @property
-    def _node(self):
-        return _take_copy(self)
-
-    @_node.setter
-    def _node(self, node):  # (`_wrap`)
-        _NODE_SLOT.__set__(self, node)
-
-    def _pending_node(self):
-        return _take_copy(self)
-
-    # (the shape and dtype of the borrowed memory never change: read without taking the copy)
-
-    @property
-    def size(self):
-        n = 1
-        for s in _NODE_SLOT.__get__(self).shape:
-            n *= s
-        return n
+    def _bind(self):
+        """The first use: the leaf gets a device copy of the borrowed memory's current value and
+        lets go of that memory."""
+        with _lock:
+            node = _NODE_SLOT.__get__(self)
+            if type(self) is Borrowed:
+                host = node.host
+                node.buffer = _runtime.put(host, self._device._pjrt)
+                metrics.bytes_to_device += host.nbytes
+                node.host = None
+                self._settle(node)
+        return node
 
     def __array__(self, dtype=None, copy=None):
         with _lock:

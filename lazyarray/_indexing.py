@@ -17,13 +17,13 @@ from ._bounded import keep
 from . import _ops as ops
 from . import _host_sync, _mask_index, _views
 from ._advanced_indexing import getitem_advanced, setitem_advanced, whole_mask_write
-from ._array_object import _NODE_SLOT, Array, SlotShaped, _View, check_writable, strides_of
+from ._array_object import _NODE_SLOT, Array, Deferred, _View, check_writable, strides_of
 from ._basic_indexing import (
     BasicIndex, _Axis, all_integers, check_assignable, compose, expand, is_basic, plan, read_by_recipe,
     read_recipe, slice_read, slice_write,
 )
 from ._helpers import is_scalar
-from ._graph import Node as _Node, bind as _bind, leaf_from_host, pending as _pending
+from ._graph import Node as _Node, bind as _bind, leaf_from_host
 from ._host_data import numpy_leaf
 from ._metrics import metrics
 
@@ -246,26 +246,22 @@ def _element_nodes(node, i):
 
 
 
-class _Element(Array):
-    """x[i] of a pending 1-D x (more than one element), its nodes not bound yet: the slot holds
-    (x's node then, i) until its first use binds `_element_nodes` (the nodes `_element` bound at
-    once before; x's node is never changed, so the value is the same) and makes it a plain Array.
-    scikit-learn's `_add_to_diagonal` writes `a[i, i] = value[i]` for each i, ~670 reads a
-    GaussianMixture(full) call: `setitem` takes the element from the slot without binding it
-    (`_element_run`), ~1.5 us of a read's ~2 us saved. Shape and dtype answer without binding."""
+class _Element(Deferred):
+    """x[i] of a pending 1-D x (more than one element), its nodes not bound yet: a form of the
+    deferred-binding protocol (`_array_object.Deferred`) whose slot holds (x's node then, i)
+    until its first use binds `_element_nodes` (the nodes `_element` bound at once before; x's
+    node is never changed, so the value is the same). scikit-learn's `_add_to_diagonal` writes
+    `a[i, i] = value[i]` for each i, ~670 reads a GaussianMixture(full) call: `setitem` takes the
+    element from the slot without binding it (`_element_run`), ~1.5 us of a read's ~2 us saved.
+    Shape and dtype answer without binding. (Two threads binding at once each bind; either
+    node is x's value.)"""
     __slots__ = ()
 
-    @property
-    def _node(self):
-        return _bind_element(self)
-
-    @_node.setter
-    def _node(self, node):  # (a write into the element: `Array._rebind`)
-        _NODE_SLOT.__set__(self, node)
-        self.__class__ = Array
-
-    def _pending_node(self):
-        return _bind_element(self)
+    def _bind(self):
+        held = _NODE_SLOT.__get__(self)
+        if type(held) is not tuple:  # (bound by another thread meanwhile)
+            return held
+        return self._settle(_element_nodes(*held))
 
     @property
     def dtype(self):
@@ -280,19 +276,9 @@ class _Element(Array):
     def ndim(self):
         return 0
 
-
-def _bind_element(x):
-    """The node of the `_Element` x, bound now (its first use); x becomes a plain Array, a
-    pending handle of that node as `Array._wrap` registers one. (Two threads using x at once
-    each bind; either node is x's value.)"""
-    held = _NODE_SLOT.__get__(x)
-    if type(held) is not tuple:
-        return held
-    node = _element_nodes(*held)
-    _NODE_SLOT.__set__(x, node)
-    x.__class__ = Array
-    _pending.add(x, node)
-    return node
+    @property
+    def size(self):
+        return 1
 
 
 _new = object.__new__
@@ -582,31 +568,24 @@ _open_run = [None]
 _last_value = [None]
 
 
-class _Running(SlotShaped):
-    """A plain array an open element run writes into (`_element_run`): its slot keeps the node
-    the run writes into until its first use binds the run's scatter (`_close_run`) and makes it
-    a plain Array again. The run's writes change neither shape nor dtype, which answer without
-    binding; a sync that finds it pending computes the run's base (`_pending_node`), which the
-    scatter then reads."""
+class _Running(Deferred):
+    """A plain array an open element run writes into (`_element_run`): a form of the deferred-
+    binding protocol (`_array_object.Deferred`) whose slot keeps the node the run writes into
+    until its first use binds the run's scatter (`_close_run`). The run's writes change neither
+    shape nor dtype, which answer without binding; a sync that finds it pending computes the
+    run's base (`_pending_node`), which the scatter then reads, and the run stays open."""
     __slots__ = ()
 
-    @property
-    def _node(self):
+    def _bind(self):
         return _close_run(self)
-
-    @_node.setter
-    def _node(self, node):  # (`Array._rebind`, of a node made from the one the property gave)
-        _close_run(self)
-        _NODE_SLOT.__set__(self, node)
 
     def _pending_node(self):
         return _NODE_SLOT.__get__(self)
 
 
-
 def _close_run(x):
     """The node of the `_Running` x: its run's scatter, bound now; x becomes a plain Array, a
-    pending handle of that node (`Array._rebind`'s registration)."""
+    pending handle of that node."""
     with _views.write_lock:
         node = _NODE_SLOT.__get__(x)
         if type(x) is not _Running:  # (closed meanwhile by another thread)
@@ -615,10 +594,7 @@ def _close_run(x):
         if run is not None and run.target() is x:
             _open_run[0] = None
             node = _run_node(run)
-            _NODE_SLOT.__set__(x, node)
-        x.__class__ = Array
-        _pending.add(x, node)
-        return node
+        return x._settle(node)
 
 
 def _run_node(run):
