@@ -25,10 +25,11 @@ from ._elementwise_functions import FUNCTIONS as _ELEMENTWISE, clip
 from ._graph import Node as _Node, _merge, bind as _bind_node, bind_pair as _bind_pair, _next_serial, pending as _pending, root as _root, \
     recorded as _recorded, _record, \
     last_scalar as _last_scalar, scalar_leaf as _scalar_leaf, scalar_leaves as _scalar_leaves
-from ._indexing import _Element, getitem, setitem
+from ._deferred_elements import Element as _Element
+from ._indexing import getitem, setitem
 from ._helpers import _apply_broadcast, pair_broadcast as _pair_broadcast
 from ._linear_algebra_functions import matmul
-from ._manipulation_functions import lazy_transpose as _lazy_transpose, matrix_transpose, permute_dims, reshape, squeeze
+from ._manipulation_functions import lazy_transpose as _lazy_transpose, matrix_transpose, reshape, squeeze
 
 # ---------------------------------------------------------------- operators
 # Each operator is the namespace function of the same meaning; the table keeps them in one place.

@@ -8,7 +8,6 @@ node of x's dtype first. Both entry points are `Array`'s methods (installed by
 from __future__ import annotations
 
 import builtins
-from weakref import ref as _weakref
 
 import numpy as np
 
@@ -17,11 +16,12 @@ from ._bounded import keep
 from . import _ops as ops
 from . import _host_sync, _mask_index, _views
 from ._advanced_indexing import getitem_advanced, setitem_advanced, whole_mask_write
-from ._array_object import _NODE_SLOT, Array, Deferred, _View, check_writable, strides_of
+from ._array_object import _NODE_SLOT, Array, _View, check_writable, strides_of
 from ._basic_indexing import (
     BasicIndex, _Axis, all_integers, check_assignable, compose, expand, is_basic, plan, read_by_recipe,
     read_recipe, slice_read, slice_write,
 )
+from ._deferred_elements import Element, Running, write as write_element
 from ._helpers import is_scalar
 from ._graph import Node as _Node, bind as _bind, leaf_from_host
 from ._host_data import numpy_leaf
@@ -228,62 +228,13 @@ def _element(x, node, i):
             return e
     if n == 1:  # (the slice is the whole axis: slice_read's reshape alone)
         return Array._wrap(slice_read(node, [_Axis(i, 1, 1, 1, True)], ()), device)
-    e = _new(_Element)  # (its nodes bound at its first use: `_Element`)
+    e = _new(Element)  # (its nodes bound at its first use: `_deferred_elements.Element`)
     _NODE_SLOT.__set__(e, (node, i))
     e._device = device
     return e
 
 
-def _element_nodes(node, i):
-    """slice_read's two nodes for x[i] of a 1-D node and a Python int 0 <= i < n, n > 1, bound at
-    once: dynamic_slice(node, [start], (1,)) of an int64 host start, then its reshape to ()
-    (`ops.dynamic_slice`, `ops.reshape`: the same ops, attributes, shapes and dtype; their rules
-    hold for such a node and i)."""
-    start = leaf_from_host(i, (), dt.int64)
-    window = _bind(ops.DYNAMIC_SLICE, (node, start), _WINDOW_OF_ONE, (1,), node.dtype)
-    return _bind(ops.RESHAPE, (window,), _TO_0D, (), node.dtype)
-
-
-
-
-class _Element(Deferred):
-    """x[i] of a pending 1-D x (more than one element), its nodes not bound yet: a form of the
-    deferred-binding protocol (`_array_object.Deferred`) whose slot holds (x's node then, i)
-    until its first use binds `_element_nodes` (the nodes `_element` bound at once before; x's
-    node is never changed, so the value is the same). scikit-learn's `_add_to_diagonal` writes
-    `a[i, i] = value[i]` for each i, ~670 reads a GaussianMixture(full) call: `setitem` takes the
-    element from the slot without binding it (`_element_run`), ~1.5 us of a read's ~2 us saved.
-    Shape and dtype answer without binding. (Two threads binding at once each bind; either
-    node is x's value.)"""
-    __slots__ = ()
-
-    def _bind(self):
-        held = _NODE_SLOT.__get__(self)
-        if type(held) is not tuple:  # (bound by another thread meanwhile)
-            return held
-        return self._settle(_element_nodes(*held))
-
-    @property
-    def dtype(self):
-        held = _NODE_SLOT.__get__(self)
-        return held[0].dtype if type(held) is tuple else held.dtype
-
-    @property
-    def shape(self):
-        return ()
-
-    @property
-    def ndim(self):
-        return 0
-
-    @property
-    def size(self):
-        return 1
-
-
 _new = object.__new__
-_WINDOW_OF_ONE = ops.DYNAMIC_SLICE.Attrs((1,))
-_TO_0D = ops.RESHAPE.Attrs(())
 
 
 def _value_node(x, dtype, value):
@@ -324,8 +275,8 @@ def setitem(x, key, value, /):
     # (also a write that selects nothing, as numpy) `check_writable`'s answer, inline for a plain
     # array (never read-only) and a view of one (read-only when its step is): ~0.4 us a write
     tx = type(x)
-    if tx is not Array and tx is not _Running:
-        if tx is _View and (type(x._base) is Array or type(x._base) is _Running):
+    if tx is not Array and tx is not Running:
+        if tx is _View and (type(x._base) is Array or type(x._base) is Running):
             if x._step.readonly:
                 raise x._step.refusal()
         else:
@@ -346,8 +297,8 @@ def setitem(x, key, value, /):
             with _views.write_lock:
                 return whole_mask_write(x, key, vnode)
     elif (type(key) is tuple and len(key) == 2 and type(key[0]) is int and type(key[1]) is int
-          and type(value) is _Element):
-        # (the same write of an element not bound yet: `_element_run` takes it from the slot)
+          and type(value) is Element):
+        # (the same write of an element not bound yet: `_deferred_elements.element_run` takes it from the slot)
         held = _NODE_SLOT.__get__(value)
         meta = x._node if type(x) is Array else x._pending_node()  # (a view's, an open run's: no re-read)
         if (type(held) is tuple and held[0].dtype is meta.dtype and value._device is x._device):
@@ -383,7 +334,7 @@ def setitem(x, key, value, /):
     # x's shape and dtype, which no write changes: read from a view's last node, since reading
     # its current one would first read it again from a base written since (two nodes per write
     # into a view, each element of a diagonal written through `covariances[k, :, :]`), and from
-    # an open element run's base (`_Running`), which reading its node would close
+    # an open element run's base (`Running`), which reading its node would close
     meta = x._node if type(x) is Array else x._pending_node()
     pattern = _pattern(key)
     hit = None if pattern is None else _write_plans.get((meta.shape, pattern))
@@ -513,233 +464,14 @@ def _write_target(x, axes, pattern):
 
 
 def _write_element(x, vnode, axes, pattern):
-    """`setitem`'s write of one element (an integer for every axis, a 0-D value of x's dtype):
-    the node slice_write binds for it, dynamic_update_slice(base, value, int64 host starts), into
-    the base a chain of basic views composes to, bound at once (its rule holds: one start per
-    axis of a nonempty base, the value 0-D of its dtype), unless it joins an element run
-    (`_element_run`). scikit-learn's `_add_to_diagonal` writes each diagonal element of a view
-    so. `vnode` may be the (vector node, index) of an `_Element` not bound yet: its nodes are
-    bound here unless the run takes it (the element itself stays unbound: a later use binds its
-    own nodes, of the same value)."""
+    """`setitem`'s write of one element (an integer for every axis, a 0-D value of x's dtype)
+    into the base a chain of basic views composes to (`_deferred_elements.write`: the node
+    slice_write binds for it, bound at once, or a row of an element run). scikit-learn's
+    `_add_to_diagonal` writes each diagonal element of a view so. `vnode` may be the (vector
+    node, index) of an `Element` not bound yet."""
     with _views.write_lock:
         x, axes = _write_target(x, axes, pattern)
-        if _element_run(x, vnode, axes):
-            return
-        if type(vnode) is tuple:
-            vnode = _element_nodes(*vnode)
-        node = x._node
-        args = [node, vnode]
-        for a in axes:
-            args.append(leaf_from_host(a.start, (), _INT64))  # (`ops.scalar(a.start, dt.int64)`)
-        out = _bind(ops.DYNAMIC_UPDATE_SLICE, tuple(args), (), node.shape, node.dtype)
-        x._rebind(out)
-        if type(x) is Array:  # (a second write of this value next may start a run: `_value_run`)
-            _last_value[0] = (_weakref(out), _weakref(vnode), axes)
+        write_element(x, vnode, axes)
 
 
 _INT64 = dt.int64
-
-
-# Element writes of elements of one vector, run together (scikit-learn's `_add_to_diagonal`:
-# `value = diagonal(a) + v; for i in ...: a[i, i] = value[i]`, ~24 writes an EM step of
-# GaussianMixture(full), each a dynamic_update_slice of a dynamic_slice and its reshape), and
-# recorded when the array is next used: one run open at a time, written with the write lock held.
-RUN_MAX = 64  # writes a run's scatter takes at most
-
-
-class _Run:
-    """An open element run: its array (weakly; the node the run writes into is in its slot), the
-    vector (None for a run of one 0-D value: `value`), a (RUN_MAX, rank) buffer whose first k rows
-    are the writes' rows, the vector's positions or None for 0, 1, ..., k-1. Dropped when its
-    array dies (`_drop_run`): nothing it holds outlives the array."""
-    __slots__ = ("target", "vec", "value", "buf", "k", "srcs")
-
-
-def _drop_run(ref):
-    run = _open_run[0]
-    if run is not None and run.target is ref:
-        _open_run[0] = None
-
-
-_open_run = [None]
-# The last element write bound as a dynamic_update_slice into a plain array (the element-by-
-# element path): (weak references to that node and to the value node, the axes), for
-# `_value_run`; set with the write lock held.
-_last_value = [None]
-
-
-class _Running(Deferred):
-    """A plain array an open element run writes into (`_element_run`): a form of the deferred-
-    binding protocol (`_array_object.Deferred`) whose slot keeps the node the run writes into
-    until its first use binds the run's scatter (`_close_run`). The run's writes change neither
-    shape nor dtype, which answer without binding; a sync that finds it pending computes the
-    run's base (`_pending_node`), which the scatter then reads, and the run stays open."""
-    __slots__ = ()
-
-    def _bind(self):
-        return _close_run(self)
-
-    def _pending_node(self):
-        return _NODE_SLOT.__get__(self)
-
-
-def _close_run(x):
-    """The node of the `_Running` x: its run's scatter, bound now; x becomes a plain Array, a
-    pending handle of that node."""
-    with _views.write_lock:
-        node = _NODE_SLOT.__get__(x)
-        if type(x) is not _Running:  # (closed meanwhile by another thread)
-            return node
-        run = _open_run[0]
-        if run is not None and run.target() is x:
-            _open_run[0] = None
-            node = _run_node(run)
-        return x._settle(node)
-
-
-def _run_node(run):
-    """scatter(base, rows, vec's elements at the run's positions) in 'set' mode over every axis:
-    the run's writes in order, as one node (the nodes `ops.slice_` / `ops.gather_points` and
-    `ops.scatter_points` bind, bound at once: their rules hold by construction, and the
-    verifier checks them again at the sync)."""
-    base, vec, k, srcs = _NODE_SLOT.__get__(run.target()), run.vec, run.k, run.srcs
-    dtype = base.dtype
-    if vec is None:  # (one 0-D value written k times: its broadcast, `ops.broadcast_to`'s node)
-        upd = _bind(ops.BROADCAST_IN_DIM, (run.value,), ops.broadcast_attrs((k,), ()), (k,), dtype)
-    elif srcs is None:  # positions 0, 1, ..., k-1: a prefix of vec (vec itself when it is all)
-        upd = vec if k == vec.shape[0] else _bind(ops.SLICE, (vec,), ops.memo(_prefixes, (k,), _prefix_attrs), (k,), dtype)
-    else:
-        positions = leaf_from_host(np.array(srcs, np.int64).reshape(k, 1), (k, 1), _INT64)
-        upd = _bind(ops.GATHER, (vec, positions), _FIRST_AXIS, (k,), dtype)
-    nd = len(base.shape)
-    idx = leaf_from_host(run.buf[:k], (k, nd), _INT64)
-    return _bind(_SCATTER, (base, idx, upd), ops.memo(_set_alls, (nd,), _set_all_attrs), base.shape, dtype)
-
-
-def _element_run(x, vnode, axes):
-    """Record the element write of `vnode` (a 0-D node) at `axes` (one element of every axis)
-    into the array x (a write target: plain, or already `_Running`) in an element run, when
-    vnode is element j of a 1-D vector `vec` of x's dtype as `_element` reads it (reshape to ()
-    of dynamic_slice(vec, [j]) of size 1, j a Python int in range, a host leaf; or vnode is
-    (vec, j) itself, the slot of an `_Element` not bound yet); True then, None for any other
-    write (the caller binds its dynamic_update_slice) and for x of another class (numpy-aliased,
-    borrowed). Consecutive writes of one vector's elements into one array join one run, bound
-    as one scatter at the array's next use (`_close_run`), at most RUN_MAX writes; a write of
-    another vector, or into another array, closes the open run first.
-
-    The same value as the writes one by one: each element write is a dynamic_update_slice of
-    one element at in-range starts, and a 'set' scatter applies its updates in order, the last
-    winning (`_ops.gather`); its gather reads in-range positions, so nothing clamps or is
-    dropped. Nothing is bound while the run lasts (the element reads included, when not bound
-    yet): a sync walks and runs one node for the run instead of three a write, and recording a
-    write is a row of the run's buffer."""
-    if type(vnode) is tuple:  # (an `_Element` not bound yet: its vector's node and index)
-        vec, j = vnode
-    else:
-        vec = None
-        if vnode.op is _RESHAPE and vnode.attrs is _TO_0D:
-            ds = vnode.args[0]
-            if ds.op is _DYNAMIC_SLICE and ds.attrs is _WINDOW_OF_ONE:
-                start = ds.args[1]
-                j = start.host
-                if type(j) is int and start.op is None:
-                    vec = ds.args[0]
-    tx = type(x)
-    if tx is not Array and tx is not _Running:
-        return None
-    if vec is None:
-        return _value_run(x, tx, vnode, axes)
-    if len(vec.shape) != 1 or vec.dtype is not _NODE_SLOT.__get__(x).dtype:
-        return None
-    n = vec.shape[0]
-    if not 0 <= j < n:
-        return None
-    run = _open_run[0]
-    if tx is _Running:
-        if run is not None and run.vec is vec and run.k < RUN_MAX and run.target() is x:  # (x's run goes on)
-            k = run.k = run.k + 1
-            srcs = run.srcs
-            if srcs is not None:
-                run.srcs = srcs + (j,)
-            elif j != k - 1:
-                run.srcs = tuple(range(k - 1)) + (j,)
-            row = run.buf[k - 1]
-            for d, a in enumerate(axes):
-                row[d] = a.start
-            return True
-        _close_run(x)  # (another vector, or a full run: a run of its own, on the one bound now)
-    elif run is not None:
-        target = run.target()
-        if target is not None:
-            _close_run(target)  # (one run open at a time)
-        _open_run[0] = None
-    _open(x, _NODE_SLOT.__get__(x), vec, None, (axes,), None if j == 0 else (j,))
-    return True
-
-
-def _open(x, base, vec, value, rows, srcs):
-    """Open a run on the plain array x (no run open now) writing into `base` (x's node, or the
-    operand of its last write, which the run then replays): its first writes' axes `rows`."""
-    run = _Run()
-    run.target = _weakref(x, _drop_run)
-    _NODE_SLOT.__set__(x, base)
-    run.vec = vec
-    run.value = value
-    run.buf = buf = np.empty((RUN_MAX, len(base.shape)), np.int64)
-    run.k = len(rows)
-    run.srcs = srcs
-    for i, axes in enumerate(rows):
-        row = buf[i]
-        for d, a in enumerate(axes):
-            row[d] = a.start
-    _open_run[0] = run
-    x.__class__ = _Running
-
-
-def _value_run(x, tx, value, axes):
-    """`_element_run` for a 0-D `value` that is not a vector's element (`_fill_diagonal`'s
-    `a[i, i] = value` of one 0-D array, a pairwise distance matrix's zeros): the write joins x's
-    run of this value; or, when it is the second write of this value in a row into x (the first
-    bound as x's dynamic_update_slice: `_last_value`), it opens a run of the two on that update's
-    operand (a write of a value once stays one dynamic_update_slice). The run's scatter takes the
-    value's broadcast to the run's length. True when it did, else None."""
-    run = _open_run[0]
-    if tx is _Running:
-        if run is not None and run.value is value and run.k < RUN_MAX and run.target() is x:
-            k = run.k = run.k + 1
-            row = run.buf[k - 1]
-            for d, a in enumerate(axes):
-                row[d] = a.start
-            return True
-        return None
-    last = _last_value[0]
-    if last is None or last[1]() is not value:
-        return None
-    node = _NODE_SLOT.__get__(x)
-    if last[0]() is not node:
-        return None
-    _last_value[0] = None
-    if run is not None:
-        target = run.target()
-        if target is not None:
-            _close_run(target)  # (one run open at a time)
-        _open_run[0] = None
-    _open(x, node.args[0], None, value, (last[2], axes), None)
-    return True
-
-
-def _prefix_attrs(k):
-    return ops.SLICE.Attrs((0,), (k,), (1,))
-
-
-def _set_all_attrs(nd):
-    return _SCATTER.Attrs(tuple(range(nd)), "set")
-
-
-_prefixes = {}  # (k,) -> the attributes of slice(vec, [0], [k]) (`core.memo`; k <= RUN_MAX)
-_set_alls = {}  # (rank,) -> the attributes of a 'set' scatter over every axis (`core.memo`)
-_FIRST_AXIS = ops.GATHER.Attrs((0,))
-
-
-_DYNAMIC_SLICE = ops.DYNAMIC_SLICE
-_SCATTER = ops.SCATTER

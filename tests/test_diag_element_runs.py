@@ -1,4 +1,4 @@
-"""Runs of element writes of one vector's elements (`_indexing._element_run`: scikit-learn's
+"""Runs of element writes of one vector's elements (`_deferred_elements.element_run`: scikit-learn's
 `_add_to_diagonal`, `a[i, i] = value[i]`), recorded as one 'set' scatter instead of one
 dynamic_update_slice per element: numpy's values bit for bit in both tiers, the writes reaching
 the base through views, earlier graphs keeping the values they read, and the writes that keep
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import lazyarray as xp
-from lazyarray import _indexing
+from lazyarray import _deferred_elements
 from lazyarray._ops import gather
 
 pytestmark = pytest.mark.usefixtures("both_tiers")
@@ -108,7 +108,7 @@ def test_negative_indices_and_numpy_integers(rng):
 
 
 def test_runs_longer_than_one_scatter(rng):
-    n = _indexing.RUN_MAX * 2 + 5
+    n = _deferred_elements.RUN_MAX * 2 + 5
     a_np = rng.standard_normal((n, n))
     v_np = rng.standard_normal(n)
     # (a long vector of exact ops on leaves would give each element at once: `_host_sync.element_now`)

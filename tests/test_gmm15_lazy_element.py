@@ -1,14 +1,14 @@
 """Session 15, issue 11 target 1 (GaussianMixture(full)): `x[i]` of a pending 1-D x is an element
-read whose nodes are bound at its first use (`_indexing._Element`); `a[i, j] = x[i]` takes the
+read whose nodes are bound at its first use (`_deferred_elements.Element`); `a[i, j] = x[i]` takes the
 element from it without binding them (`_element_run`), and a run of such writes (or of one 0-D
-value) is bound as one scatter at the array's next use (`_indexing._Running`). The nodes, once
+value) is bound as one scatter at the array's next use (`_deferred_elements.Running`). The nodes, once
 bound, are those the read bound at once before (the general path's), and the values numpy's in
 both tiers, whatever happens to x and a between the writes and the use."""
 import numpy as np
 import pytest
 
 import lazyarray as xp
-from lazyarray import _indexing
+from lazyarray import _deferred_elements, _indexing
 from lazyarray._array_object import Array
 
 pytestmark = pytest.mark.usefixtures("both_tiers")
@@ -25,9 +25,9 @@ def _pending(values, dtype=np.float64):
 def test_unbound_until_used():
     v = _pending([1.0, 2.0, 3.0])
     e = v[1]
-    assert type(e) is _indexing._Element
+    assert type(e) is _deferred_elements.Element
     assert e.shape == () and e.ndim == 0 and e.dtype == xp.float64 and e.device == v.device
-    assert type(e) is _indexing._Element  # (shape and dtype bind nothing)
+    assert type(e) is _deferred_elements.Element  # (shape and dtype bind nothing)
     assert float(e) == 2.0
     assert type(e) is Array
 
@@ -142,7 +142,7 @@ def test_element_of_another_dtype_or_no_run(rng):
 # ---------------------------------------------------------------- element runs bound at the next use
 
 def _running(a):
-    return type(a) is _indexing._Running
+    return type(a) is _deferred_elements.Running
 
 
 def test_a_run_is_bound_at_the_next_use(rng):

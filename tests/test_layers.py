@@ -53,6 +53,7 @@ LAYERS = {
     "lazyarray._utility_functions": NAMESPACE,
     "lazyarray._array_object": ARRAY,                   # the handle, views, materialization
     "lazyarray._indexing": ARRAY,                       # __getitem__/__setitem__: basic or advanced
+    "lazyarray._deferred_elements": ARRAY,              # x[i] of a pending vector, element runs: bound at next use
     "lazyarray._basic_indexing": ARRAY,                 # integers, slices, ellipsis, None
     "lazyarray._advanced_indexing": ARRAY,              # integer arrays and boolean masks
     "lazyarray._mask_index": ARRAY,                     # x[m], x[m] = v of a 1-D mask, bound at once

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import lazyarray as xp
-from lazyarray import _indexing, _views
+from lazyarray import _deferred_elements, _indexing, _views
 from lazyarray._array_object import _View
 from lazyarray._basic_indexing import BasicIndex, compose, slice_write
 
@@ -16,9 +16,9 @@ pytestmark = pytest.mark.usefixtures("both_tiers")
 
 def _general(x, vnode, axes, pattern):
     """The general path's element write (setitem before `_write_element`; an element read not
-    bound yet, `_indexing._Element`, binds the nodes `_element` bound before)."""
+    bound yet, `_deferred_elements.Element`, binds the nodes `_element` bound before)."""
     if type(vnode) is tuple:
-        vnode = _indexing._element_nodes(*vnode)
+        vnode = _deferred_elements.element_nodes(*vnode)
     with _views.write_lock:
         while type(x) is _View and type(x._step) is BasicIndex:
             axes = compose(x._step, axes)
@@ -82,7 +82,7 @@ def test_same_nodes_and_values(writes, monkeypatch):
     _, run, expected = _scenario(_make_3d, writes)  # (runs of one vector's elements: one scatter)
     np.testing.assert_array_equal(run, expected)
     with monkeypatch.context() as m:  # (the element writes themselves: tests/test_diag_element_runs.py has the runs)
-        m.setattr(_indexing, "_element_run", lambda x, vnode, axes: None)
+        m.setattr(_deferred_elements, "element_run", lambda x, vnode, axes: None)
         fast_text, fast, expected = _scenario(_make_3d, writes)
     with monkeypatch.context() as m:
         m.setattr(_indexing, "_write_element", _general)
