@@ -26,7 +26,7 @@ import numpy as np
 from . import _blas_threads, _checks, _config, _dtypes, _runtime, _segment, _sharded_run, _tier_policy, _verify
 from ._bounded import keep
 from ._engine_state import state
-from ._graph import Plan, pending, recorded, scalar_leaves, split_leaves
+from ._graph import Plan, StructuralKey, pending, recorded, scalar_leaves, split_leaves
 from ._metrics import metrics
 from ._program_cache import COMPILE_FAILED, compile_program, donating_variant, program_key
 from ._sharding_rules import program_layout
@@ -35,6 +35,7 @@ _f64 = _dtypes.float64
 _NOT_SEEN = object()
 SCALAR_CACHE_SIZE = 4096
 _prod = math.prod
+_perf_counter = time.perf_counter
 
 
 _handed = [None, None]  # (plan, its structural key for the outputs it runs with): `hand_key`
@@ -172,23 +173,25 @@ def _run_cached_one(plan, outputs, device, skey):
             replay.runs += 1
             if _multi_due(replay.runs, plan):
                 replay.recipe = _recipe(plan, outputs, key, compiled, replay, device)
-    _execute_short(compiled, replay.inputs(plan.leaves, device), outputs)
-    return True
-
-
-def _execute_short(compiled, inputs, outputs):
-    """Run a cached program whose outputs are `outputs` (a short sync: a cache hit) and realize them."""
-    metrics.cache_hits += 1
-    t0 = time.perf_counter()
-    results = _runtime.execute(compiled.executable, inputs)
-    metrics.execute_seconds += time.perf_counter() - t0
-    metrics.executions += 1
-    metrics.short_syncs += 1
+    results = _execute_short(compiled, replay.inputs(plan.leaves, device))
     if len(outputs) == 1:
         outputs[0].realize(results[0])
     else:
         for node, buf in zip(outputs, results):
             node.realize(buf)
+    return True
+
+
+def _execute_short(compiled, inputs):
+    """Run a cached program (a short sync: a cache hit), counted; its output buffers, which the
+    caller realizes."""
+    metrics.cache_hits += 1
+    t0 = _perf_counter()
+    results = _runtime.execute(compiled.executable, inputs)
+    metrics.execute_seconds += _perf_counter() - t0
+    metrics.executions += 1
+    metrics.short_syncs += 1
+    return results
 
 
 # A recipe: the short path of a repeated read without the plan walk and key lookup (a read whose
@@ -231,12 +234,15 @@ class Recipe:
     """A matcher and what it finds: a program and its replay (`compiled`, `replay`), or, for a
     graph the interpreter serves (`compiled` None), its sighting (`entry`, under `tkey`), its
     structural key and the plan's signature (the interpreter's steps read it at their build)."""
-    __slots__ = ("key", "compiled", "replay", "device", "match", "bits", "skey", "entry", "tkey", "sig",
+    __slots__ = ("key", "hkey", "compiled", "replay", "device", "match", "bits", "skey", "entry", "tkey", "sig",
                  "extra", "match_all")
 
     def __init__(self, key, compiled, replay, device, match, bits, skey=None, entry=None, sig=None,
                  extra=0, match_all=None):
         self.key, self.compiled, self.replay, self.device = key, compiled, replay, device
+        # (the same key, hashed once: each read looks it up in `state.programs` and `state.replays`,
+        # and a tuple hashes its items again at every lookup, the structural key's Python __hash__ too)
+        self.hkey = StructuralKey(key)
         self.match, self.bits = match, bits
         # a sync of several outputs: `match` matches the first output's graph (the read's target),
         # `extra` is the count of the others (the pending arrays sharing work with it, found as
@@ -360,8 +366,18 @@ def _matcher(sig, roots=None):
         raise ValueError("signature not reached in one walk")
     leaves = [p for p in range(len(sig)) if len(sig[p]) == 3]
     order = [p for p in range(len(sig)) if len(sig[p]) == 5]
-    if len(sig) > 1:  # each position a node of its own (a node the plan reached twice has one position)
-        lines.append(f"    if len({{{', '.join(f'n{p}' for p in range(len(sig)))}}}) != {len(sig)}: return None")
+    # each position a node of its own (a node the plan reached twice has one position); positions
+    # whose ops, dtypes (both compared by identity) or shapes differ cannot hold one node: only
+    # those alike are compared with each other
+    alike = {}
+    for p, entry in enumerate(sig):
+        group = (None, id(entry[1]), entry[0]) if len(entry) == 3 else (id(entry[0]), id(entry[3]), entry[2])
+        alike.setdefault(group, []).append(p)
+    for group in alike.values():
+        if len(group) == 2:
+            lines.append(f"    if n{group[0]} is n{group[1]}: return None")
+        elif len(group) > 2:
+            lines.append(f"    if len({{{', '.join(f'n{p}' for p in group)}}}) != {len(group)}: return None")
     body = "\n".join(lines)
     text = (f"def match({', '.join(params)}):\n{body}\n"
             f"    return [{', '.join(f'n{p}' for p in leaves)}], ({''.join(f'n{p}, ' for p in order)})\n")
@@ -399,12 +415,17 @@ def replay_one(node, device, traced, site, candidates):
         found = recipe.match(node)
         if found is None:
             continue
+        if not candidates:  # (nothing pending beside it: a recipe of one output serves, straight)
+            if recipe.extra:
+                continue
+            outputs = None
+            break
         if extra is None:
-            extra = _unique_nodes(overlapping(set(found[1]), candidates)) if candidates else []
+            extra = _unique_nodes(overlapping(set(found[1]), candidates))
         if len(extra) != recipe.extra:
             continue
         if not extra:
-            outputs = [node]
+            outputs = None
             break
         outputs = [node, *extra]  # (the outputs `_engine._realize_program` would give the plan)
         found = recipe.match_all(*outputs)
@@ -412,17 +433,18 @@ def replay_one(node, device, traced, site, candidates):
             break
     else:
         return False
-    key = recipe.key
     compiled = recipe.compiled
     leaves, order = found
     if recipe.device is not device or _checks.pending:
         return False
     if compiled is not None:
         replay = recipe.replay
-        if state.programs.get(key) is not compiled or state.replays.get(key) is not replay \
+        hkey = recipe.hkey
+        if state.programs.get(hkey) is not compiled or state.replays.get(hkey) is not replay \
                 or compiled.no_window is not True or recipe.bits >= 8 * max(_config.pool_min_bytes, 1):
             return False
     else:
+        key = recipe.key
         entry = recipe.entry
         future = entry.future
         if state.sightings.get(recipe.tkey) is not entry or entry.steps is None or not _config.interpret_first \
@@ -441,11 +463,17 @@ def replay_one(node, device, traced, site, candidates):
     if _config.verify or _config.debug >= 4:
         _verify.verify(order, leaves)
     if compiled is None:
+        if outputs is None:
+            outputs = [node]
         done = _tier_policy.serve(recipe.skey, _Walked(order, leaves, recipe.sig), outputs, device, site, key)
         if done is not _tier_policy.INTERPRETED:  # (a compile finished meanwhile: run it as usual)
             run(Plan(outputs), outputs, device, site)
         return True
-    _execute_short(compiled, replay.inputs(leaves, device), outputs)
+    if outputs is None:
+        node.realize(_execute_short(compiled, replay.inputs(leaves, device))[0])
+        return True
+    for node, buf in zip(outputs, _execute_short(compiled, replay.inputs(leaves, device))):
+        node.realize(buf)
     return True
 
 

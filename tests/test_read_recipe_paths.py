@@ -1,0 +1,79 @@
+"""Session 16 (READ): the read path of a repeated graph. A recipe's matcher compares only the
+positions that could hold one node (same op, dtype and shape); a one-output recipe serves a read
+with nothing pending beside it straight, and a read whose target shares work with a pending array
+still computes that array with it. Values are checked against numpy, and which path served."""
+import numpy as np
+import pytest
+
+import lazyarray as xp
+from lazyarray import _engine, _run_program
+from lazyarray._engine_state import state
+from lazyarray._graph import Plan
+
+
+def _matcher_of(y):
+    plan = Plan([y._node])
+    return _run_program._matcher(plan.sig), plan
+
+
+@pytest.fixture
+def served(fresh, monkeypatch):
+    """The reads the recipe path served (True) or left (False), in order."""
+    out = []
+    real = _run_program.replay_one
+
+    def spying(node, device, traced, site, candidates):
+        done = real(node, device, traced, site, candidates)
+        out.append(done)
+        return done
+    monkeypatch.setattr(_engine, "_replay_one", spying)
+    return out
+
+
+def test_three_alike_operands_must_be_three_nodes(fresh):
+    a, b, c = (xp.asarray(np.arange(30.0) + k) for k in range(3))
+    match, plan = _matcher_of(a * b + c)
+    leaves, order = match((a * b + c)._node)
+    assert [id(n) for n in leaves] == [id(n) for n in plan.leaves]
+    for y in (a * a + c, a * b + a, a * b + b, c * c + c):  # (one node at two positions)
+        assert match(y._node) is None
+    d, e, f = (xp.asarray(np.ones(30)) for _ in range(3))
+    assert match((d * e + f)._node) is not None
+    same, _ = _matcher_of(a * a + c)
+    assert same((a * b + c)._node) is None and same((b * b + a)._node) is not None
+    np.testing.assert_array_equal(np.asarray(a * b + c), np.arange(30.0) * (np.arange(30.0) + 1) + np.arange(30.0) + 2)
+
+
+def test_unlike_positions_need_no_comparison_but_alike_ones_do(fresh):
+    x = xp.asarray(np.arange(20.0))
+    match, _ = _matcher_of(xp.sin(x * 2.0) + 3.0)  # (2.0 and 3.0: alike 0-D leaves)
+    text = next(t for t in _run_program._matcher_codes if "n0" in t and "sin" not in t)
+    assert text.count(" is n") >= 1
+    assert match((xp.sin(x * 2.0) + 3.0)._node) is not None
+    two = 2.0
+    assert match((xp.sin(x * two) + two)._node) is None  # (one leaf at both scalar positions)
+
+
+def test_a_one_output_read_is_served_straight_and_right(served):
+    a_np = np.linspace(-2, 2, 900)
+    x = xp.asarray(a_np)
+    for k in range(12):
+        s = float(k)
+        np.testing.assert_allclose(np.asarray(x * s + 1.0), a_np * s + 1.0, rtol=1e-15, atol=1e-15)  # (an FMA)
+    assert served[-4:] == [True] * 4
+    assert xp.metrics.short_syncs >= 4
+
+
+def test_a_read_sharing_work_with_a_pending_array_computes_both(served):
+    a_np = np.linspace(-2, 2, 900)
+    x = xp.asarray(a_np)
+    for k in range(12):
+        t = x * 2.0 + 1.0  # the one-output recipe's graph ...
+        u = t * 3.0        # ... shared with a pending array
+        np.testing.assert_array_equal(np.asarray(t), a_np * 2.0 + 1.0)
+        assert u._node.op is None  # (computed with the read: it shares its work)
+        np.testing.assert_array_equal(np.asarray(u), (a_np * 2.0 + 1.0) * 3.0)
+    for k in range(3):  # the one-output recipe again, nothing beside it
+        np.testing.assert_array_equal(np.asarray(x * 2.0 + 1.0), a_np * 2.0 + 1.0)
+    assert served[-1] is True
+    assert any(r.extra == 0 for kept in state.recipes.values() for r in kept)
