@@ -456,8 +456,10 @@ class Deferred(SlotShaped):
       never read: `_own` is None and `_View._node`'s re-read binds it; matmul reads the matrix it
       transposes without binding, `unbound_transpose`)
     Who binds: every read of `x._node` (the ops, the read points, a write: `x._node = node`
-    binds first, then replaces) and the engine's `x._pending_node()` at a sync (`Running`'s
-    answers its base instead, which the sync computes, and the run stays open).
+    binds first, then replaces) and `x._pending_node()`, the node a sync computes for a live
+    handle (`_graph.pending`, `_engine`, `_host_sync`, `_host_alias`; `_indexing.setitem` reads
+    a view's or a run's shape by it): `Running`'s answers its base instead, which the sync
+    computes, and the run stays open.
     Who reads the slot without binding: shape/dtype/ndim/size (here), `Borrowed.__array__`,
     `_indexing.setitem`'s write of an unbound `Element` (`element_run` takes it from the slot).
     Invariants: a bound node has the value the eager path's nodes would have had (nothing it
@@ -470,17 +472,17 @@ class Deferred(SlotShaped):
         """x's node, made now (x's first use): stored in the slot, x made a plain Array."""
         raise NotImplementedError
 
-    @property
-    def _node(self):
-        return self._bind()
-
-    @_node.setter
-    def _node(self, node):  # (a write: `Array._rebind`, of a node made from the bound one)
+    def _replace(self, node):  # (a write, `Array._rebind`'s `x._node = node`: a use first)
         self._bind()
         _NODE_SLOT.__set__(self, node)
 
-    def _pending_node(self):
-        return self._bind()
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # reading `x._node` is x's first use: the form's own `_bind` is the property's getter
+        # (no frame between: an element read binds ~670 times a GaussianMixture call)
+        cls._node = property(cls._bind, Deferred._replace)
+        if "_pending_node" not in cls.__dict__:
+            cls._pending_node = cls._bind
 
     def _settle(self, node):
         """The common end of `_bind`: x is a plain Array on `node`, a pending handle of it when

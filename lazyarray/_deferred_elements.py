@@ -74,30 +74,6 @@ def element_nodes(node, i):
     return bind(_RESHAPE, (window,), _TO_0D, (), node.dtype)
 
 
-# ---------------------------------------------------------------- one element written
-def write(x, vnode, axes):
-    """x (a write target: the base of a chain of basic views) with one element written: `vnode`
-    (0-D, x's dtype) at `axes` (one element of every axis). It joins an element run
-    (`element_run`), or binds the node slice_write binds for it at once,
-    dynamic_update_slice(x's node, value, int64 host starts) (its rule holds: one start per axis
-    of a nonempty x, the value 0-D of its dtype). `vnode` may be the (vector node, index) of an
-    `Element` not bound yet: its nodes are bound here unless the run takes it (the element itself
-    stays unbound: a later use binds its own nodes, of the same value). Called with the write
-    lock held."""
-    if element_run(x, vnode, axes):
-        return
-    if type(vnode) is tuple:
-        vnode = element_nodes(*vnode)
-    node = x._node
-    args = [node, vnode]
-    for a in axes:
-        args.append(leaf_from_host(a.start, (), _INT64))  # (`ops.scalar(a.start, dt.int64)`)
-    out = bind(ops.DYNAMIC_UPDATE_SLICE, tuple(args), (), node.shape, node.dtype)
-    x._rebind(out)
-    if type(x) is Array:  # (a second write of this value next may start a run: `_value_run`)
-        _last_value[0] = (_weakref(out), _weakref(vnode), axes)
-
-
 # ---------------------------------------------------------------- element runs
 RUN_MAX = 64  # writes a run's scatter takes at most
 
@@ -123,6 +99,14 @@ _open_run = [None]  # the open run (x is `Running` exactly while the open run's 
 _last_value = [None]
 
 
+def bound_element_write(x, out, vnode, axes):
+    """The element write of `vnode` at `axes` that `element_run` did not take was bound as
+    x's node `out` (a dynamic_update_slice): into a plain array, a second write of this value
+    next may start a run (`_value_run`)."""
+    if type(x) is Array:
+        _last_value[0] = (_weakref(out), _weakref(vnode), axes)
+
+
 class Running(Deferred):
     """A plain array an open element run writes into: its slot keeps the node the run writes into
     until its first use binds the run's scatter (`close_run`). The run's writes change neither
@@ -131,24 +115,22 @@ class Running(Deferred):
     __slots__ = ()
 
     def _bind(self):
-        return close_run(self)
+        """x's node: its run's scatter, bound now (`close_run`)."""
+        with _views.write_lock:
+            node = _NODE_SLOT.__get__(self)
+            if type(self) is not Running:  # (closed meanwhile by another thread)
+                return node
+            run = _open_run[0]
+            if run is not None and run.target() is self:
+                _open_run[0] = None
+                node = _run_node(run)
+            return self._settle(node)
 
     def _pending_node(self):
         return _NODE_SLOT.__get__(self)
 
 
-def close_run(x):
-    """The node of the `Running` x: its run's scatter, bound now; x becomes a plain Array, a
-    pending handle of that node."""
-    with _views.write_lock:
-        node = _NODE_SLOT.__get__(x)
-        if type(x) is not Running:  # (closed meanwhile by another thread)
-            return node
-        run = _open_run[0]
-        if run is not None and run.target() is x:
-            _open_run[0] = None
-            node = _run_node(run)
-        return x._settle(node)
+close_run = Running._bind  # (x is Running: its run closed, x plain on the node that binds)
 
 
 def _close_open_run():

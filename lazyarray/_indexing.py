@@ -21,7 +21,7 @@ from ._basic_indexing import (
     BasicIndex, _Axis, all_integers, check_assignable, compose, expand, is_basic, plan, read_by_recipe,
     read_recipe, slice_read, slice_write,
 )
-from ._deferred_elements import Element, Running, write as write_element
+from ._deferred_elements import Element, Running, bound_element_write, element_nodes, element_run
 from ._helpers import is_scalar
 from ._graph import Node as _Node, bind as _bind, leaf_from_host
 from ._host_data import numpy_leaf
@@ -464,14 +464,27 @@ def _write_target(x, axes, pattern):
 
 
 def _write_element(x, vnode, axes, pattern):
-    """`setitem`'s write of one element (an integer for every axis, a 0-D value of x's dtype)
-    into the base a chain of basic views composes to (`_deferred_elements.write`: the node
-    slice_write binds for it, bound at once, or a row of an element run). scikit-learn's
-    `_add_to_diagonal` writes each diagonal element of a view so. `vnode` may be the (vector
-    node, index) of an `Element` not bound yet."""
+    """`setitem`'s write of one element (an integer for every axis, a 0-D value of x's dtype):
+    the node slice_write binds for it, dynamic_update_slice(base, value, int64 host starts), into
+    the base a chain of basic views composes to, bound at once (its rule holds: one start per
+    axis of a nonempty base, the value 0-D of its dtype), unless it joins an element run
+    (`_deferred_elements.element_run`). scikit-learn's `_add_to_diagonal` writes each diagonal
+    element of a view so. `vnode` may be the (vector node, index) of an `Element` not bound yet:
+    its nodes are bound here unless the run takes it (the element itself stays unbound: a later
+    use binds its own nodes, of the same value)."""
     with _views.write_lock:
         x, axes = _write_target(x, axes, pattern)
-        write_element(x, vnode, axes)
+        if element_run(x, vnode, axes):
+            return
+        if type(vnode) is tuple:
+            vnode = element_nodes(*vnode)
+        node = x._node
+        args = [node, vnode]
+        for a in axes:
+            args.append(leaf_from_host(a.start, (), _INT64))  # (`ops.scalar(a.start, dt.int64)`)
+        out = _bind(ops.DYNAMIC_UPDATE_SLICE, tuple(args), (), node.shape, node.dtype)
+        x._rebind(out)
+        bound_element_write(x, out, vnode, axes)
 
 
 _INT64 = dt.int64

@@ -82,7 +82,7 @@ def test_same_nodes_and_values(writes, monkeypatch):
     _, run, expected = _scenario(_make_3d, writes)  # (runs of one vector's elements: one scatter)
     np.testing.assert_array_equal(run, expected)
     with monkeypatch.context() as m:  # (the element writes themselves: tests/test_diag_element_runs.py has the runs)
-        m.setattr(_deferred_elements, "element_run", lambda x, vnode, axes: None)
+        m.setattr(_indexing, "element_run", lambda x, vnode, axes: None)
         fast_text, fast, expected = _scenario(_make_3d, writes)
     with monkeypatch.context() as m:
         m.setattr(_indexing, "_write_element", _general)
