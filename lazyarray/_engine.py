@@ -381,7 +381,9 @@ def host_view(node, device, cause, sole_user):
         shape = node.shape
         if node.op is not None:
             if _prod(shape) > _host_sync.SMALL:  # (what `_realize` does with it: no small host read)
-                _realize_program([node], device, cause, user_site(2))  # (see `_realize_program`)
+                # (see `_realize_program`; its one caller, `_host_alias.export`, is called by
+                # `Array.__array__` alone: three frames ours)
+                _realize_program([node], device, cause, user_site(3))
             else:
                 _realize([node], device, cause)
         buf = node.buffer

@@ -147,8 +147,9 @@ def _root(x):
 
 def export(x, aliased_cls):
     """The numpy array that aliases x (the same one for repeated calls while it lives)."""
-    _sweep()
-    root = _root(x)
+    if _families:  # (`_sweep`'s first test, without its call: nothing aliased, as a rule)
+        _sweep()
+    root = _root(x) if _is_view(x) else x
     with write_lock:
         fam = _family_of(root)
         if fam is not None:

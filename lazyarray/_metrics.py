@@ -16,6 +16,13 @@ from . import _config
 MAX_SITES = 1000  # sync sites kept; past it the least frequent half is dropped
 
 
+class _Counts(collections.Counter):
+    """A Counter whose item assignment is dict's own: Counter's Python `__delitem__` makes
+    CPython route every `c[k] = n` through a Python-level slot (~0.2 us instead of ~0.05), and
+    each sync counts itself twice (`count_sync`). Deleting a missing key raises, as a dict's."""
+    __delitem__ = dict.__delitem__
+
+
 class Metrics:
     def __init__(self):
         self.lock = threading.Lock()
@@ -47,8 +54,8 @@ class Metrics:
         self.segmented_syncs = 0        # syncs that ran a loop's graph chunk by chunk (_segment)
         self.chunks_run = 0             # programs those syncs ran
         self.unrequested_reshards = 0   # mesh inputs XLA had to re-lay-out before a program (_sharded_run)
-        self.syncs = collections.Counter()        # cause -> count
-        self.sync_sites = collections.Counter()   # (cause, (file, line)) -> count
+        self.syncs = _Counts()        # cause -> count
+        self.sync_sites = _Counts()   # (cause, (file, line)) -> count
         self.miss_explanations = []               # newest last, bounded
         self.graphs_per_site = collections.defaultdict(set)
 

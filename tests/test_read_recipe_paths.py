@@ -77,3 +77,29 @@ def test_a_read_sharing_work_with_a_pending_array_computes_both(served):
         np.testing.assert_array_equal(np.asarray(x * 2.0 + 1.0), a_np * 2.0 + 1.0)
     assert served[-1] is True
     assert any(r.extra == 0 for kept in state.recipes.values() for r in kept)
+
+
+def test_a_numpy_read_counts_its_sync_at_the_callers_line(fresh):
+    import inspect
+    x = xp.asarray(np.arange(1000.0))
+    for _ in range(3):
+        y = x * 2.0 + 1.0
+        line = inspect.currentframe().f_lineno + 1
+        a = np.asarray(y)
+        np.testing.assert_array_equal(a, np.arange(1000.0) * 2.0 + 1.0)
+        del a
+    sites = xp.metrics.sync_sites
+    assert sites[("numpy", (__file__, line))] == 3
+    assert xp.metrics.syncs["numpy"] == 3 and xp.metrics.syncs["never"] == 0
+
+
+def test_the_sync_counters_count_as_counters(fresh):
+    counts = type(xp.metrics.syncs)()
+    counts["a"] += 2
+    counts["b"] = 5
+    assert counts["missing"] == 0 and counts.most_common(1) == [("b", 5)] and dict(counts) == {"a": 2, "b": 5}
+    del counts["a"]
+    with pytest.raises(KeyError):
+        del counts["a"]
+    assert type(xp.metrics.sync_sites) is type(counts)
+    assert "syncs by cause" in xp.metrics.report()
