@@ -103,3 +103,19 @@ def test_the_sync_counters_count_as_counters(fresh):
         del counts["a"]
     assert type(xp.metrics.sync_sites) is type(counts)
     assert "syncs by cause" in xp.metrics.report()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int8", "int64", "uint16", "complex64", "bool"])
+def test_a_zero_copy_read_of_a_programs_output_has_the_nodes_dtype(fresh, dtype):
+    a_np = (np.arange(3000) % 7).astype(dtype)
+    x = xp.asarray(a_np)
+    for _ in range(3):
+        y = x & x if dtype == "bool" else x + x
+        want = a_np & a_np if dtype == "bool" else a_np + a_np
+        before = xp.metrics.zero_copy_reads
+        got = np.asarray(y)
+        assert xp.metrics.zero_copy_reads == before + 1  # (the buffer's own memory)
+        assert got.dtype == np.dtype(dtype) and got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+        z = xp.asarray(got)  # an older buffer read again: its dtype is asked
+        np.testing.assert_array_equal(np.asarray(z), want)
