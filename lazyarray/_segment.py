@@ -35,7 +35,7 @@ from . import _checks, _dtypes
 from ._bounded import keep
 from ._complex_math import nodes_in
 from ._engine_state import state  # the last loop chunk found and how many of its chunks ran
-from ._graph import computed_nodes, leaf_from_host, pending, recorded as _recorded, scalar_leaves
+from ._graph import StructuralKey, computed_nodes, leaf_from_host, pending, recorded as _recorded, scalar_leaves
 from ._ops.dot import DOT_GENERAL
 from ._ops.loop import REPEAT, STACK, template
 from ._ops.shape import transpose
@@ -176,11 +176,18 @@ def chunks(outputs, order, keep_tail, repeat=True, traced=None):
     if last is None:
         _recipes.clear()  # (a reset engine: nothing recorded before it is replayed)
     if order is None:
-        nodes = _held(_recorded)
+        nodes = _recorded[:]
         _recorded.clear()
         if scalar_leaves:  # (the sync starts, as `computed_nodes` starts it)
             scalar_leaves.clear()
-        done = _replay_call(nodes, outputs, keep_tail, repeat, last)[0]
+        # the recorded nodes as they are, then only those held (`_held`): a key's proof
+        # (`_known_key`) shows its list is a whole graph (every operand a node of the list or a
+        # leaf), so one dead node in it fails it, and a list that passes needs no filtering
+        done, memo, _ = _replay_call(nodes, outputs, keep_tail, repeat, last, "known")
+        if done is None and memo is None:
+            n = len(nodes)
+            nodes = _held(nodes)
+            done = _replay_call(nodes, outputs, keep_tail, repeat, last, "made" if len(nodes) == n else None)[0]
         if done is None:
             nodes = computed_nodes(outputs)
             n = len(nodes)
@@ -218,29 +225,33 @@ def restore_tail():
     _tail.clear()
 
 
-def _replay_call(nodes, outputs, keep_tail, repeat, last):
+def _replay_call(nodes, outputs, keep_tail, repeat, last, proof=None):
     """(pieces and tail size, or None; the graph's key (`_memo_key`) or None; its descriptions or
     None): a loop's next call, `nodes` (its computed nodes, creation order) made like an earlier
     graph under the same last chunk, split as that one was (`_memo_key`, `_replay`), without
     deciding again (the decision reads the descriptions and the last chunk alone: one compare of
     each). (Only where a recipe of as many nodes is kept: other graphs make their key if they
     split.) The key is first checked against the last one found (`_known_key`: no dict of
-    positions), and made (`_memo_key`) only where that check fails."""
+    positions), and made (`_memo_key`) only where that check fails. `proof` "known": only the
+    check (None, None, None when it fails: `nodes` may hold nodes outside the graph); "made":
+    the key is made at once (the check failed on this list already)."""
     n = len(nodes)
     if not (repeat and last is not None and (n >= len(last) or n >= MIN_NODES) and not _checks.pending
             and any(key[1] == n for key in _recipes)):
         return None, None, None
     params = (keep_tail,)
-    memo, kept = _known_key(nodes, outputs, params)
+    memo, kept = _known_key(nodes, outputs, params) if proof != "made" else (None, None)
     found = _recipes.get(memo[0]) if memo is not None else None
     descs = _descriptions(nodes) if found is not None and found[0] is kept else None
     alike = descs is not None and kept == descs
     if not alike:  # (`_known_key`'s proof is not whole: the key is made)
+        if proof == "known":
+            return None, None, None
         memo = _memo_key(nodes, outputs, params)
         found = _recipes.get(memo[0])
         if found is None:
             return None, memo, None
-        _keep_known(memo[0], found)
+        _keep_known(found[2].key, found)  # (the dict's own key object, not the equal one just made)
         if descs is None:
             descs = _descriptions(nodes)
         alike = found[0] == descs
@@ -660,13 +671,14 @@ class _Recipe:
     the node it replaces, its pass count, its body, the (node, operand) positions of its values
     and, per stacked slot, of that slot's scalar in each pass, and its attributes), `at` and `full` (the split:
     (start, chunk size, first chunk) and the chunks) and `chunk` (the last loop chunk it left:
-    `state.last_chunk`)."""
+    `state.last_chunk`); `key` is its key in `_recipes`, the dict's own object (`_known` keeps
+    it: a lookup by it hashes nothing and compares by identity)."""
 
-    __slots__ = ("pieces", "last", "rewrites", "groups", "at", "full", "chunk")
+    __slots__ = ("pieces", "last", "rewrites", "groups", "at", "full", "chunk", "key")
 
-    def __init__(self, pieces, last, rewrites, groups, at, full, chunk):
+    def __init__(self, pieces, last, rewrites, groups, at, full, chunk, key):
         self.pieces, self.last, self.rewrites, self.groups = pieces, last, rewrites, groups
-        self.at, self.full, self.chunk = at, full, chunk
+        self.at, self.full, self.chunk, self.key = at, full, chunk, key
 
 
 _recipes = {}        # key (`_memo_key`) -> (descriptions, last chunk before, _Recipe); emptied when the engine
@@ -696,7 +708,7 @@ def _memo_key(nodes, outputs, params):
     labels = tuple(map(label.setdefault, _chain.from_iterable([a.args for a in nodes]), _count(n)))
     objects = list(_islice(label, n, None))  # (insertion order: first use first)
     outs = tuple(sorted({label.get(o, -1) for o in outputs if o.op is not None}))  # (-1: not in `nodes`)
-    key = (params, n, labels, tuple(map(_outside, objects)), outs)
+    key = StructuralKey((params, n, labels, tuple(map(_outside, objects)), outs))  # (its hash made once)
     return key, objects
 
 
@@ -769,7 +781,7 @@ def _record(memo, descs, before, at, full, pieces, last, rewritten, groups, rank
             return
         rewrites.append((rank[node], pos, k, node.attrs))
     recipe = _Recipe([[rank[node] for node in piece] for piece in pieces], last, rewrites, [g[:5] + (REPEAT.Attrs(g[2]),) for g in groups],
-                     at, full, state.last_chunk)
+                     at, full, state.last_chunk, key)
     keep(_recipes, key, (list(descs), before, recipe), MEMO_KEPT, oldest=True)
 
 

@@ -25,10 +25,10 @@ def _spy(monkeypatch):
         seen["walks"] += 1
         return real_walk(outputs)
 
-    def replay(nodes, outputs, keep_tail, repeat, last):
+    def replay(nodes, outputs, keep_tail, repeat, last, *proof, **kw):
         taken = nodes is not None
         want = sorted(real_walk(outputs), key=_segment._serial) if taken else None
-        got = real_replay(nodes, outputs, keep_tail, repeat, last)
+        got = real_replay(nodes, outputs, keep_tail, repeat, last, *proof, **kw)
         if taken and got[0] is not None:
             assert len(nodes) == len(want) and all(a is b for a, b in zip(nodes, want))
         return got

@@ -17,8 +17,8 @@ def reads(monkeypatch):
     """(node count, replayed) of each read's `_replay_call` (a budget cut's are left out)."""
     seen, real = [], _segment._replay_call
 
-    def spy(nodes, outputs, keep_tail, repeat, last):
-        done = real(nodes, outputs, keep_tail, repeat, last)
+    def spy(nodes, outputs, keep_tail, repeat, last, *proof, **kw):
+        done = real(nodes, outputs, keep_tail, repeat, last, *proof, **kw)
         if not keep_tail:
             seen.append((len(nodes), done[0] is not None))
         return done
@@ -54,10 +54,10 @@ def test_one_chunk_recipe_matches_the_search(monkeypatch):
         replayed = np.asarray(logreg(xp, *args)).copy()
     real = _segment._replay_call
 
-    def no_recipe(nodes, outputs, keep_tail, repeat, last):
+    def no_recipe(nodes, outputs, keep_tail, repeat, last, *proof, **kw):
         if not keep_tail:
             return None, None, None
-        return real(nodes, outputs, keep_tail, repeat, last)
+        return real(nodes, outputs, keep_tail, repeat, last, *proof, **kw)
     monkeypatch.setattr(_segment, "_replay_call", no_recipe)
     searched = np.asarray(logreg(xp, *args))
     assert replayed.tobytes() == searched.tobytes()
