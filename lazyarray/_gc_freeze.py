@@ -32,12 +32,18 @@ the live heap. An explicit
 holds. An automatic collection is told from an explicit one by the young generation's count (only
 an allocation past the threshold starts one, and it has not reset the count yet).
 
-With the policy, the program's setup is frozen once more at the first graph the process sees
-(`freeze_setup`): what was imported after lazyarray and set up before that graph, unscanned. It
-counts as old generation already there (the doubling that starts a complete scan is measured from
-it): a test runner's collected tests, a consumer's imported modules are the live heap of what
-follows, not growth of it (SciPy's signal tests: 3 complete scans, one in a test, -> 2, both in
-the collection phase).
+With the policy, the program's setup is frozen too, unscanned: what was imported after lazyarray
+and set up before the first graph the process sees. Each middle collection before that graph
+freezes what it promoted at its end (`_freeze_promoted`), counted while the collector's scan left
+it in the cache (counting the whole setup at the first graph cost ~1-1.7 ms of a scikit-learn
+process's first call, ~60-100 ns an object). At the first graph (`freeze_setup`) it counts as old
+generation already there (the doubling that starts a complete scan is measured from it): a test
+runner's collected tests, a consumer's imported modules are the live heap of what follows, not
+growth of it (SciPy's signal tests: 3 complete scans, one in a test, -> 2, both in the collection
+phase). A freeze resets CPython's count of middle collections, so while each one freezes, no
+automatic full collection comes: that stops once what was frozen since the last complete scan
+reaches its base (the doubling), and the policy goes on as below, also in a process that never
+makes a graph.
 
 How big a partial collection is, and so how long it pauses the program, is what was promoted
 since the last full collection: CPython starts one after 10 collections of the middle generation,
@@ -124,26 +130,42 @@ def freeze_import_objects() -> bool:
 
 def freeze_setup():
     """At a first sight (`_tier_policy.first_sight`, when `_setup` says there is work here). At
-    the first graph the process sees: what exists then and has survived the young collections is
-    frozen without a full scan (the young ones are collected first): the modules imported after
-    lazyarray (SciPy's, scikit-learn's: ~43,000 objects in SciPy's call table) and the data the
-    program set up, which the first automatic full collection would otherwise scan once (12-28
-    ms, in the table's first pass) before freezing them. A cycle among them that is garbage
-    already, or becomes garbage, waits for the next complete scan or explicit collection. Those
-    objects, and the ones frozen since the last complete scan, become the base the next doubling
-    is measured from. Then the full collection `_on_collection` asked for, if any."""
+    the first graph the process sees: what the program set up before it and has survived a
+    middle collection is frozen already (`_freeze_promoted`, as each was promoted): the modules
+    imported after lazyarray (SciPy's, scikit-learn's: ~43,000 objects in SciPy's call table) and
+    the data the program set up, which the first automatic full collection would otherwise scan
+    once (12-28 ms, in the table's first pass) before freezing them. Those objects, and the ones
+    frozen since the last complete scan, become the base the next doubling is measured from; the
+    young ones (not promoted yet) are left to the policy, as the work's own. A cycle among the
+    frozen ones that is garbage already, or becomes garbage, waits for the next complete scan or
+    explicit collection. (After an explicit collection nothing is frozen as it is promoted: the
+    young ones are collected, what exists then counted and frozen here, ~60-100 ns an object.)
+    Then the full collection `_on_collection` asked for, if any."""
     global _setup, _setup_frozen, _early
     _setup = False
     if not _setup_frozen:
         _setup_frozen = True
-        gc.collect(1)
         o = oldest
-        o.base += o.pending + len(gc.get_objects(2))  # (not frozen yet: the setup, young ones included)
+        if o.unfrozen:
+            gc.collect(1)
+            o.pending += len(gc.get_objects(2))  # (not frozen yet: the setup, young ones included)
+            gc.freeze()
+        o.base += o.pending
         o.pending, o.blocks = 0, sys.getallocatedblocks()
-        gc.freeze()
     if _early:
         _early = False
         early_collection()
+
+
+def _freeze_promoted():
+    """(`_on_collection`, at the end of a middle collection before the first graph.) Freeze what
+    it promoted to the old generation, counted while the collector's scan left it in the cache
+    (~15 ns an object, against ~60-100 ns for the whole setup at once at the first graph: ~1-1.7
+    ms of a scikit-learn process's first call). Counted as frozen since the last complete scan
+    (`pending`): the doubling that starts a complete scan includes them, and the first graph
+    makes them the base (`freeze_setup`)."""
+    oldest.pending += len(gc.get_objects(2))
+    gc.freeze()
 
 
 def early_collection():
@@ -169,9 +191,12 @@ def _on_collection(phase, info):
     collections, or a complete scan, the next first sight runs a full collection."""
     generation = info["generation"]
     if generation != 2:
-        if generation == 1 and phase == "stop" and not _early and (oldest.partial or oldest.complete) \
-                and gc.isenabled() and gc.get_count()[2] >= max(1, int(gc.get_threshold()[2] * EARLY)):
-            _ask_early()
+        if generation == 1 and phase == "stop":
+            if not _setup_frozen and not oldest.unfrozen and oldest.pending < oldest.base:
+                _freeze_promoted()
+            if not _early and (oldest.partial or oldest.complete) and gc.isenabled() \
+                    and gc.get_count()[2] >= max(1, int(gc.get_threshold()[2] * EARLY)):
+                _ask_early()
         return
     o = oldest
     if phase == "start":
