@@ -395,7 +395,7 @@ class _View(Array):
 
     def _pending_node(self):
         own = self._own
-        return self._node if own is None else own  # (None: a transpose not bound yet, `lazy_transpose`)
+        return self._node if own is None else own  # (None: a transpose not bound yet, `lazy_transpose`: bound now)
 
     def _rebind(self, node):
         check_writable(self)  # before anything changes: a refused write leaves no trace

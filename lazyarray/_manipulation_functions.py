@@ -113,7 +113,9 @@ def lazy_transpose(x, strides):
     is), as after a write into its base; a matmul folds the transpose into its contraction
     (`unbound_transpose`) and never binds it (logistic regression's `X.T @ r`, each step). The
     same node as `permute_dims(x, (1, 0))` then; the view is registered as a pending handle
-    only by a write through it (a read of it makes no handle, as a view read again)."""
+    only by a write through it (a read of it makes no handle, as a view read again). A form of
+    the deferred-binding protocol (`_array_object.Deferred`) that keeps the view's class: a
+    `_View` re-reads its node whenever its base changed, and this one starts changed."""
     view = _new(_View)
     view._base = x
     view._step = SWAP_AXES
