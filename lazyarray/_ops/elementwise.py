@@ -23,7 +23,7 @@ import numpy as np
 from .. import _dtypes as dt
 from .._graph import bind_pair as _bind_pair
 from .core import OpDef, kinds, memo, prepared, same_shape, typed
-from .shape import constant
+from .shape import BROADCAST_IN_DIM, CONSTANT, constant
 
 
 def _same(d, attrs):
@@ -386,9 +386,47 @@ def emit_compare(e, a, b, direction, compare_type=None):
                 f"compare_type = #stablehlo<comparison_type {compare_type or _COMPARE_TYPE[a.dtype.kind]}>")
 
 
+def _normal_literal(node):
+    """Whether node is a scalar constant (broadcast or not) that is not zero or subnormal: a
+    subnormal compared with it answers as the zero DAZ reads it as (no float lies between)."""
+    if node.op is BROADCAST_IN_DIM:
+        node = node.args[0]
+    if node.op is not CONSTANT or node.attrs.shape:
+        return False
+    v = abs(float(np.frombuffer(node.attrs.value, node.attrs.dtype.np)[0]))
+    return not v < np.finfo(node.attrs.dtype.np).tiny  # (NaN: True)
+
+
+# IEEE's answer from the operands' integer keys k (the bits, a negative value's as MIN - bits:
+# the value's order, -0 and +0 one key, subnormals apart) and XLA's float compare f, which is
+# false on NaN and, flushing monotonically, never contradicts an ordered answer: LT = kLT & fLE
+_EXACT = {"LT": ("LE", "AND"), "LE": ("LE", "AND"), "GT": ("GE", "AND"), "GE": ("GE", "AND"),
+          "EQ": ("EQ", "AND"), "NE": ("NE", "OR")}
+
+
+def _lower_compare(e, node, x, y):
+    """A real float compare as IEEE's on every value, as numpy's (the interpreter tier): XLA's CPU
+    float compare calls subnormal operands zero (DAZ), so a subnormal computed by the interpreter
+    and compared by a program read as 0 (SciPy's bracket search then never converged)."""
+    direction = node.attrs.direction
+    a, b = node.args
+    if x.dtype.kind != "f" or a is b or _normal_literal(a) or _normal_literal(b):
+        return emit_compare(e, x, y, direction)  # (exact: DAZ cannot change these answers)
+    ity = dt.signed_of_bits(x.dtype.bits)
+    scalars = (e.constant(0, (), ity), e.constant(int(np.iinfo(ity.np).min), (), ity))
+    consts = {(): scalars}
+    keys = []
+    for v in (x, y):  # (a 0-D operand's key: once, broadcast by the compare)
+        zero, low = consts.get(v.shape) or consts.setdefault(v.shape, e.broadcast_scalars(scalars, v.shape))
+        bits = e.op("stablehlo.bitcast_convert", (v,), v.shape, ity)
+        keys.append(emit_select(e, emit_compare(e, bits, zero, "LT"), SUBTRACT.emit(e, low, bits), bits))
+    f, join = _EXACT[direction]
+    return (AND if join == "AND" else OR).emit(e, emit_compare(e, *keys, direction), emit_compare(e, x, y, f))
+
+
 COMPARE = Elementwise(
     "compare", "stablehlo.compare", out=_bool, attrs=("direction",),
-    lower=lambda e, node, x, y: emit_compare(e, x, y, node.attrs.direction),
+    lower=_lower_compare,
     evaluate=prepared(lambda node: _COMPARE_FN[node.attrs.direction])(
         lambda node, a, b: _COMPARE_FN[node.attrs.direction](a, b)),
     covers=lambda node: node.args[0].dtype.kind != "c" or node.attrs.direction in ("EQ", "NE"))
