@@ -442,8 +442,10 @@ class Deferred(SlotShaped):
     """The deferred-binding protocol: an array whose node is bound at its first use. Until then
     its class is a subclass of this one, and its slot holds what the node will be made from;
     `_bind()` (the one hook each form defines) makes the node, stores it in the slot, turns the
-    array into a plain `Array` and returns the node. So `type(x) is Array` fast paths never see
-    a deferred array as plain, and after its first use it is one.
+    array into a plain `Array` and returns the node (`_settle`, the common end); the class wires
+    it as the `_node` getter and, unless the form has its own, as `_pending_node`
+    (`__init_subclass__`). So `type(x) is Array` fast paths never see a deferred array as plain,
+    and after its first use it is one.
 
     Who defers (the only makers of one):
       `_borrowed_host.Borrowed`       asarray of a large numpy array; slot: a leaf over the
