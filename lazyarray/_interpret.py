@@ -366,13 +366,8 @@ class HostProgram:
         times the LAPACK steps, on this thread's CPU clock, into `lapack_seconds`."""
         if self.steps is None:
             self.build(plan.sig)
-        vals = list(self.template)
+        vals = _leaf_values(list(self.template), self.leaf_pos, plan.leaves)
         ndarray = np.ndarray
-        for p, leaf in zip(self.leaf_pos, plan.leaves):
-            v = leaf.host  # (leaf_value's common case, inline)
-            if type(v) is not ndarray or v.dtype is not leaf.dtype.np or v.shape != leaf.shape:
-                v = int_value(leaf) if type(v) is int else leaf_value(leaf)
-            vals[p] = v
         clock = self.clock and self.clocked
         lapack = 0.0
         window = host_program_window() if self.lapack_window else None  # (its LAPACK calls' one window)
@@ -455,6 +450,27 @@ def int_value(leaf):
             v.flags.writeable = False
             keep(_INT_VALUES, key, v, INT_VALUES_KEPT)
     return v
+
+
+def _leaf_values(vals, positions, leaves):
+    """`vals` with each leaf's value at its position: a host array of the leaf's dtype and shape
+    as it is, a Python int's shared value (`int_value`; its table read here, ~0.1 us less than
+    the call: a GaussianMixture run reads ~80 int leaves, ~7 of every 10 leaves of a scikit-learn
+    pass), anything else converted (`leaf_value`)."""
+    ndarray, ints = np.ndarray, _INT_VALUES
+    for p, leaf in zip(positions, leaves):
+        v = leaf.host
+        t = type(v)
+        if t is ndarray:
+            if v.dtype is not leaf.dtype.np or v.shape != leaf.shape:
+                v = leaf_value(leaf)
+        elif t is int:
+            w = ints.get((v, leaf.dtype.np, leaf.shape))  # (`int_value`'s key)
+            v = int_value(leaf) if w is None else w
+        else:
+            v = leaf_value(leaf)
+        vals[p] = v
+    return vals
 
 
 def _outputs(vals, out_pos, outputs):
