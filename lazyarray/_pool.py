@@ -9,7 +9,8 @@ A buffer whose memory a numpy array shows (`np.asarray(x)` on the CPU reads with
 never handed out for reuse, since a program writing its output there would change the numpy
 array under the user. A lent buffer whose array dies waits aside and is recycled once the last
 numpy array over it is gone. A buffer smaller than any the pool has ever watched can never be
-recycled, so its lending needs no event: it is only `show`n (a weak reference `is_lent` reads).
+recycled, so its lending needs no event: it is only `show`n (a weak reference `is_lent` reads),
+and only with `_config.verify` or `debug` on (tests, debugging: nothing else reads it).
 
 Threads: an array dies in whatever thread drops it last, at any point of that thread's code
 (even inside a sync, through the garbage collector). Its finalizer therefore only appends an
@@ -113,7 +114,8 @@ class BufferPool:
 
     def is_lent(self, buffer):
         """Whether some live numpy array shows the buffer's memory (`lend` or `show`). (A live base
-        holds its buffer.)"""
+        holds its buffer.) A buffer that can never be recycled is only `show`n with
+        `_config.verify` or `debug` on (`_engine.host_view`): otherwise this says False for it."""
         with lock:
             self._drain()
             if id(buffer) in self._lent:

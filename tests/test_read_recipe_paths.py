@@ -119,3 +119,33 @@ def test_a_zero_copy_read_of_a_programs_output_has_the_nodes_dtype(fresh, dtype)
         np.testing.assert_array_equal(got, want)
         z = xp.asarray(got)  # an older buffer read again: its dtype is asked
         np.testing.assert_array_equal(np.asarray(z), want)
+
+
+def test_reads_at_two_lines_of_one_function_count_at_their_own_lines(fresh):
+    import inspect
+    x = xp.asarray(np.arange(1000.0))
+    lines = []
+    for _ in range(2):
+        lines.append(inspect.currentframe().f_lineno + 1)
+        float(xp.sum(x * 2.0))
+        lines.append(inspect.currentframe().f_lineno + 1)
+        np.asarray(x * 3.0 + 1.0)
+    sites = xp.metrics.sync_sites
+    assert sites[("float", (__file__, lines[0]))] == 2 and sites[("numpy", (__file__, lines[1]))] == 2
+    assert lines[0] == lines[2] and lines[1] == lines[3]
+
+
+def test_without_verify_or_debug_an_unrecyclable_read_is_not_shown(fresh, monkeypatch):
+    """A buffer no program can be handed (smaller than any the pool watched) is only shown to
+    `is_lent` (tests, debugging) with verify or debug on; the read is the same either way."""
+    a_np = np.linspace(0, 1, 2000)
+    x = xp.asarray(a_np)
+    for verify, grows in ((False, False), (True, True)):
+        monkeypatch.setattr(xp.config, "verify", verify)
+        monkeypatch.setattr(xp.config, "debug", 0)
+        before = len(state.pool._shown)
+        reads = [np.asarray(x * 2.0 + 1.0) for _ in range(3)]
+        for got in reads:
+            np.testing.assert_array_equal(got, a_np * 2.0 + 1.0)
+        assert (len(state.pool._shown) > before) is grows
+        assert state.pool.is_lent(reads[0].base.buffer) is grows
