@@ -186,10 +186,12 @@ def interpret(order, leaves, outputs, plan=None):
                 vals[p] = v
                 continue
             n = len(operands)
-            if n == 2:  # (the commonest, then one operand: no list built for the call)
+            if n == 2:  # (the commonest, then one operand, then three: no list built for the call)
                 v = node.op.evaluate(node, vals[operands[0]], vals[operands[1]])
             elif n == 1:
                 v = node.op.evaluate(node, vals[operands[0]])
+            elif n == 3:
+                v = node.op.evaluate(node, vals[operands[0]], vals[operands[1]], vals[operands[2]])
             else:
                 v = node.op.evaluate(node, *[vals[a] for a in operands])
             # node_value's checks, inline: the evaluation gave an array of the node's dtype
@@ -384,6 +386,13 @@ class HostProgram:
                     v = fn(vals[args[0]], vals[args[1]])
                 elif n == 1:
                     v = fn(vals[args[0]])
+                elif n == 3:  # (a select, a scatter, a slice at two indices; then dynamic slices and
+                    # updates: explicit calls, ~0.6 us less than a list's)
+                    v = fn(vals[args[0]], vals[args[1]], vals[args[2]])
+                elif n == 4:
+                    v = fn(vals[args[0]], vals[args[1]], vals[args[2]], vals[args[3]])
+                elif n == 5:
+                    v = fn(vals[args[0]], vals[args[1]], vals[args[2]], vals[args[3]], vals[args[4]])
                 else:
                     v = fn(*[vals[a] for a in args])
                 if type(v) is not ndarray or v.dtype is not npdt or v.shape != shape:
