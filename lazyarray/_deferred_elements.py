@@ -133,16 +133,6 @@ class Running(Deferred):
 close_run = Running._bind  # (x is Running: its run closed, x plain on the node that binds)
 
 
-def _close_open_run():
-    """Close the open run, if any (one run open at a time)."""
-    run = _open_run[0]
-    if run is not None:
-        target = run.target()
-        if target is not None:
-            close_run(target)
-        _open_run[0] = None
-
-
 def _run_node(run):
     """scatter(base, rows, vec's elements at the run's positions) in 'set' mode over every axis:
     the run's writes in order, as one node (the nodes `ops.slice_` / `ops.gather_points` and
@@ -222,7 +212,12 @@ def _open(x, base, vec, value, rows, srcs):
     """Open a run on the plain array x (any other open run closed first) writing into `base`
     (x's node, or the operand of its last write, which the run then replays): its first writes'
     axes `rows`."""
-    _close_open_run()
+    run = _open_run[0]
+    if run is not None:  # (one run open at a time)
+        target = run.target()
+        if target is not None:
+            close_run(target)
+        _open_run[0] = None
     run = _Run()
     run.target = _weakref(x, _drop_run)
     _NODE_SLOT.__set__(x, base)
