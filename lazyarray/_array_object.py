@@ -58,7 +58,8 @@ class Array:
         return self
 
     def _pending_node(self):
-        """The node to compute at a sync (a view answers without re-reading its base)."""
+        """The node to compute at a sync (a view answers without re-reading its base; an array
+        whose node is bound at its first use binds it: the deferred-binding protocol, `Deferred`)."""
         return self._node
 
     def _rebind(self, node):
