@@ -453,8 +453,9 @@ class Deferred(SlotShaped):
                                       caller's memory; binds: takes the copy.
       `_deferred_elements.Element`    x[i] of a pending vector (`_indexing._element`); slot:
                                       (the vector's node, i); binds: `element_nodes`.
-      `_deferred_elements.Running`    a plain array an open element run writes into; slot: the
-                                      run's base; binds: the run's scatter (`close_run`).
+      `_deferred_elements.Running`    a plain array an open element run writes into
+                                      (`element_run`); slot: the run's base; binds: the run's
+                                      scatter (`close_run`). One run is open at a time.
       (not a subclass: x.T of a matrix, `_manipulation_functions.lazy_transpose`, is a `_View`
       never read: `_own` is None and `_View._node`'s re-read binds it; matmul reads the matrix it
       transposes without binding, `unbound_transpose`)
@@ -466,9 +467,10 @@ class Deferred(SlotShaped):
     Who reads the slot without binding: shape/dtype/ndim/size (here), `Borrowed.__array__`,
     `_indexing.setitem`'s write of an unbound `Element` (`element_run` takes it from the slot).
     Invariants: a bound node has the value the eager path's nodes would have had (nothing it
-    reads can change before the first use); binding happens once (each form checks its class
-    under its lock; `Element`s racing may both bind equal nodes); a deferred array is registered
-    as a pending handle only once bound (`Running`: was one already, on its base)."""
+    reads can change before the first use); binding happens once (`Borrowed` and `Running`
+    check their class under their lock; two threads binding one `Element` may both bind, equal
+    nodes); a deferred array is registered as a pending handle only once bound (`Running`: was
+    one already, on its base)."""
     __slots__ = ()
 
     def _bind(self):
