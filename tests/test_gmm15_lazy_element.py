@@ -1,6 +1,6 @@
 """Session 15, issue 11 target 1 (GaussianMixture(full)): `x[i]` of a pending 1-D x is an element
 read whose nodes are bound at its first use (`_deferred_elements.Element`); `a[i, j] = x[i]` takes the
-element from it without binding them (`_element_run`), and a run of such writes (or of one 0-D
+element from it without binding them (`_deferred_elements.element_run`), and a run of such writes (or of one 0-D
 value) is bound as one scatter at the array's next use (`_deferred_elements.Running`). The nodes, once
 bound, are those the read bound at once before (the general path's), and the values numpy's in
 both tiers, whatever happens to x and a between the writes and the use."""
