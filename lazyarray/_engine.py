@@ -10,9 +10,10 @@ Threads: every entry point that reads or changes computed state (`realize`, `may
 the whole sync, so the engine state (caches, sightings, scalar buffers, the pool's free lists,
 loop state, the cut site) is only touched by one thread at a time, one graph is compiled once
 however many threads want it, and no thread realizes a node another is walking. Tracing takes
-no lock (see `_graph`): a thread pays one uncontended lock per sync. The compile thread never
-takes the engine lock (a sync may wait for it); the counters it shares with syncs are updated
-under `metrics.lock`.
+no lock (see `_graph`): a thread pays one uncontended lock per sync (taken by `acquire` and
+`release` in a try, not by `with`: an RLock's `__exit__` costs ~0.25 us more, at every read).
+The compile thread never takes the engine lock (a sync may wait for it); the counters it shares
+with syncs are updated under `metrics.lock`.
 
 Failures: a sync that raises (a compile XLA rejects, an error while running) realizes nothing it
 had not finished: nodes are realized only after their program ran, buffers taken from the pool
@@ -51,8 +52,11 @@ def wait_for_compiles():
 
 def realize(nodes, device, cause):
     """Compute `nodes` (and the pending arrays that share their graph) in one program."""
-    with _lock:
+    _lock.acquire()
+    try:
         _realize(nodes, device, cause)
+    finally:
+        _lock.release()
 
 
 def _count_host_read(cause):
@@ -287,7 +291,8 @@ def read_scalar(node, device, cause):
         v = node.host
         if type(v) is node.dtype.np.type:
             return v
-    with _lock:
+    _lock.acquire()
+    try:
         if node.op is not None:
             if _host_sync.usable(device):
                 v = _host_sync.run_leaf_op(node)
@@ -316,6 +321,8 @@ def read_scalar(node, device, cause):
             v = _runtime.to_numpy(node.buffer)
         metrics.bytes_to_host += v.itemsize
         return v.reshape(())[()]
+    finally:
+        _lock.release()
 
 
 def _run_segmented(outputs, order, device, site, keep_tail, traced=None):
@@ -377,7 +384,8 @@ def host_view(node, device, cause, sole_user):
     be a shared scalar constant), a buffer already shared outside (dlpack, jax), no zero-copy
     layout, or `sole_user(node)` (asked once the node is realized) says someone else holds it.
     The buffer is lent (`_pool`): never reused while the numpy array lives."""
-    with _lock:
+    _lock.acquire()
+    try:
         shape = node.shape
         pending_now = node.op is not None  # (computed below: a buffer a program made of its dtype)
         if pending_now:
@@ -415,6 +423,8 @@ def host_view(node, device, cause, sole_user):
             pool.show(buf, view.base)
         metrics.zero_copy_reads += 1
         return view
+    finally:
+        _lock.release()
 
 
 # sys.getrefcount of a host leaf's numpy value inside `_host_leaf_view` when only the node holds
@@ -454,7 +464,8 @@ def unshare(node, device, host):
 
 def to_numpy(node, device, cause):
     """The node's value as a numpy array the caller owns."""
-    with _lock:  # (another thread's sync may move a host leaf to the device meanwhile)
+    _lock.acquire()  # (another thread's sync may move a host leaf to the device meanwhile)
+    try:
         if node.op is not None:
             _realize([node], device, cause)
         if node.buffer is None:  # a host leaf never sent to the device
@@ -462,3 +473,5 @@ def to_numpy(node, device, cause):
         out = _runtime.to_numpy(node.buffer)
         metrics.bytes_to_host += out.nbytes
         return out
+    finally:
+        _lock.release()
