@@ -149,3 +149,29 @@ def test_without_verify_or_debug_an_unrecyclable_read_is_not_shown(fresh, monkey
             np.testing.assert_array_equal(got, a_np * 2.0 + 1.0)
         assert (len(state.pool._shown) > before) is grows
         assert state.pool.is_lent(reads[0].base.buffer) is grows
+
+
+@pytest.mark.parametrize("verify", [False, True])
+def test_sync_sites_with_and_without_verify(fresh, monkeypatch, verify):
+    """`user_site` answers a user's code seen before from its table at once (verify off), or after
+    checking the frames it skips (verify on): the same sites either way."""
+    import inspect
+    monkeypatch.setattr(xp.config, "verify", verify)
+    x = xp.asarray(np.arange(1000.0))
+    lines = []
+
+    def read_here(y):
+        lines.append(inspect.currentframe().f_lineno + 1)
+        return np.asarray(y)
+
+    for _ in range(3):
+        lines.append(inspect.currentframe().f_lineno + 1)
+        np.testing.assert_array_equal(np.asarray(x * 2.0), np.arange(1000.0) * 2.0)
+        read_here(x * 3.0)
+        lines.append(inspect.currentframe().f_lineno + 1)
+        assert float(xp.sum(x)) == 499500.0
+    sites = xp.metrics.sync_sites
+    assert sites[("numpy", (__file__, lines[0]))] == 3
+    assert sites[("numpy", (__file__, lines[1]))] == 3
+    assert sites[("float", (__file__, lines[2]))] == 3
+    assert len(set(lines)) == 3
