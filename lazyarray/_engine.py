@@ -402,7 +402,7 @@ def host_view(node, device, cause, sole_user):
                 or node.host is not None:
             return None
         pool = state.pool
-        if pool.is_pinned(buf) or not sole_user(node):
+        if (not pending_now and pool.is_pinned(buf)) or not sole_user(node):  # (a buffer made now is nobody's yet)
             return None
         npdt = node.dtype.np
         if len(shape) == 1:  # (one layout: the view is made from the address alone)
