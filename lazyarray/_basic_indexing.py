@@ -117,6 +117,14 @@ def slice_read(node, axes, out_shape):
     if 0 in out_shape:
         return ops.constant(0, node.dtype, out_shape)
     spans = tuple([a.span for a in axes])  # (lists, not generators: every basic read runs this)
+    if node.op is _DUS and spans != node.shape:
+        for a in axes:
+            if a.step != 1:
+                break
+        else:
+            written = last_written(node, spans, [a.start for a in axes])
+            if written is not None:
+                return ops.reshape(written, out_shape)
     if spans != node.shape:
         node = ops.dynamic_slice(node, _starts(axes), spans)
     steps = tuple([a.step for a in axes])
@@ -155,14 +163,89 @@ def read_by_recipe(node, recipe, out_shape):
     construction (the recipe was made from a checked plan of this shape)."""
     ds_attrs, spans, starts, reshape_attrs = recipe
     dtype = node.dtype
+    if node.op is _DUS:
+        written = last_written(node, spans, starts)
+        if written is not None:  # (slice_read's answer there too)
+            return ops.reshape(written, out_shape)
+    last = _last_read[0]
+    if last[0] is node:
+        out = last[1].get(recipe)
+        if out is not None:
+            return out
     int64 = dt.int64
     args = [node]
     for s in starts:
         args.append(leaf_from_host(s, (), int64))  # (`ops.scalar(s, dt.int64)`)
-    window = _bind(ops.DYNAMIC_SLICE, tuple(args), ds_attrs, spans, dtype)
-    if reshape_attrs is None:
-        return window
-    return _bind(ops.RESHAPE, (window,), reshape_attrs, out_shape, dtype)
+    out = _bind(ops.DYNAMIC_SLICE, tuple(args), ds_attrs, spans, dtype)
+    if reshape_attrs is not None:
+        out = _bind(ops.RESHAPE, (out,), reshape_attrs, out_shape, dtype)
+    if last[0] is node:
+        if len(last[1]) < READS_KEPT:
+            last[1][recipe] = out
+    else:
+        size = 1
+        for n in node.shape:
+            size *= n
+        if size <= SOURCE_MAX:
+            _last_read[0] = (node, {recipe: out})  # (one object: a thread reads a node and its reads)
+    return out
+
+
+# The reads `read_by_recipe` bound lately from the one node read last, while it has at most
+# SOURCE_MAX elements: a read of that node by the same recipe again is the node bound then (the
+# same value: a read is a pure function of its node and window; a node never changes, a write
+# rebinds the array to a new one). SciPy's rotations read `matrix[..., 1, 0]` four times in a
+# call, ~100 such reads in a pass of its table: two nodes each, recorded and run, saved. Holds
+# that small node and its reads alive until another node is read (a pending node also lives
+# until the next sync: `_graph.recorded`).
+_last_read = [(None, {})]  # [(the node read last, {recipe: the node its read bound})]
+SOURCE_MAX = 4096
+READS_KEPT = 64
+
+
+_DUS = ops.DYNAMIC_UPDATE_SLICE
+LOOK_BACK = 4  # writes `last_written` looks through at most
+
+
+def last_written(node, spans, starts):
+    """The value a chain of dynamic_update_slices ending in `node` wrote last at exactly the
+    window of sizes `spans` at `starts` (Python ints, in range), or None when that is not known
+    at once: a read of what code just wrote (`ps[..., j + 1]` after `ps[..., j + 1] = v`, SciPy's
+    false_discovery_control, ~40 a call; a quaternion's components after `q[:, k] = ...`) is that
+    value, not two nodes slicing it back out of the update. Each update's starts must be int64
+    host leaves holding Python ints (as basic writes bind them); they are clamped as the update
+    clamps them. An update whose window is disjoint from the one read is looked through (at
+    most LOOK_BACK of them): the read does not see it. Exact: dynamic_update_slice puts the
+    update's elements in the window unchanged, and a later update elsewhere leaves them so."""
+    rank = len(spans)
+    for _ in range(LOOK_BACK):
+        if node.op is not _DUS:
+            return None
+        args = node.args
+        update = args[1]
+        ushape = update.shape or (1,) * rank  # (a 0-D update: one element)
+        same = ushape == spans
+        disjoint = False
+        shape = node.shape
+        for d in range(rank):
+            leaf = args[2 + d]
+            b = leaf.host if leaf.op is None else None
+            if type(b) is not int:
+                return None
+            m = ushape[d]
+            top = shape[d] - m
+            b = 0 if b < 0 else top if b > top else b
+            s = starts[d]
+            if b != s:
+                same = False
+                if s + spans[d] <= b or b + m <= s:
+                    disjoint = True
+        if same:
+            return update
+        if not disjoint:
+            return None
+        node = args[0]
+    return None
 
 
 def slice_write(node, axes, out_shape, vnode):
