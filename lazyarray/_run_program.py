@@ -440,8 +440,9 @@ def replay_one(node, device, traced, site, candidates):
     if compiled is not None:
         replay = recipe.replay
         hkey = recipe.hkey
+        bits = recipe.bits  # (`8 * max(_config.pool_min_bytes, 1) <= bits`, without the call)
         if state.programs.get(hkey) is not compiled or state.replays.get(hkey) is not replay \
-                or compiled.no_window is not True or recipe.bits >= 8 * max(_config.pool_min_bytes, 1):
+                or compiled.no_window is not True or (bits >= 8 * _config.pool_min_bytes and bits >= 8):
             return False
     else:
         key = recipe.key

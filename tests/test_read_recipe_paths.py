@@ -175,3 +175,17 @@ def test_sync_sites_with_and_without_verify(fresh, monkeypatch, verify):
     assert sites[("numpy", (__file__, lines[1]))] == 3
     assert sites[("float", (__file__, lines[2]))] == 3
     assert len(set(lines)) == 3
+
+
+@pytest.mark.parametrize("min_bytes", [-5, 0, 1, 7999, 8000, 8001, 1 << 20])
+def test_the_recipe_leaves_outputs_the_pool_may_recycle_for_to_the_general_path(served, monkeypatch, min_bytes):
+    from lazyarray import _config
+    a_np = np.linspace(-1, 1, 1000)  # a float64 output of 8000 bytes
+    x = xp.asarray(a_np)
+    for _ in range(12):
+        np.testing.assert_array_equal(np.asarray(x * 2.0 + 1.0), a_np * 2.0 + 1.0)
+    assert served[-1] is True
+    monkeypatch.setattr(_config, "pool_min_bytes", min_bytes)
+    got = np.asarray(x * 2.0 + 1.0)
+    np.testing.assert_array_equal(got, a_np * 2.0 + 1.0)
+    assert served[-1] is (8000 < max(min_bytes, 1))
