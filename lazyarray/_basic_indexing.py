@@ -204,7 +204,7 @@ READS_KEPT = 64
 
 
 _DUS = ops.DYNAMIC_UPDATE_SLICE
-LOOK_BACK = 4  # writes `last_written` looks through at most
+LOOK_BACK = 2  # writes `last_written` looks through at most (SciPy's table: every find within 2)
 
 
 def last_written(node, spans, starts):
