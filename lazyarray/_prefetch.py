@@ -43,7 +43,7 @@ import sys
 import threading
 from concurrent.futures import Future
 
-from . import _config, _disk_cache, _first_run, _heap_prefault, _runtime, _structural_key
+from . import _blas_threads, _config, _disk_cache, _first_run, _heap_prefault, _runtime, _structural_key
 from ._engine_state import state
 from ._metrics import metrics
 
@@ -81,8 +81,7 @@ def learnt_costs(root):
     `root` (read once per process; empty when there is none; a malformed line is skipped)."""
     records = _costs.get(root)
     if records is None:
-        records = _costs[root] = {}
-        slower = _slower[root] = {}
+        records, slower = {}, {}
         try:
             with open(costs_path(root)) as f:
                 lines = f.read().splitlines()
@@ -100,6 +99,10 @@ def learnt_costs(root):
                 continue
             if _ENTRY_NAME.match(name) and seconds >= 0.0 and seconds == seconds:
                 records[name] = seconds
+        # (published once complete, the first read kept: the compile thread reads them from
+        # import on, `_read_ahead`, while the caller may ask)
+        _slower.setdefault(root, slower)
+        records = _costs.setdefault(root, records)
     return records
 
 
@@ -277,16 +280,27 @@ def _hash_sources_if_costs_learnt(root):
     """(LINALG's hook.) A command whose last run interpreted every graph left learnt costs but no
     programs: its first tier decision (`_program_cache.learnt_seconds`) names an entry, hashing
     lazyarray's sources there, ~5 ms of the first call's main thread (Ridge's process 2). Hash
-    them on the compile thread from import on instead."""
+    them on the compile thread from import on instead (`_read_ahead`)."""
     if os.path.exists(costs_path(root)):
-        state.compile_thread().submit(_structural_key.code_fingerprint)
+        state.compile_thread().submit(_read_ahead, root)
+
+
+def _read_ahead(root):
+    """(On the compile thread, from import on, in a run of a command that ran before.) What the
+    first call's first sights would otherwise read on the caller's thread: lazyarray's sources
+    hashed once for the entries' names (`_structural_key.code_fingerprint`), this command's
+    learnt costs (`learnt_costs`: a file read and parsed, ~0.1-0.2 ms of scikit-learn's Pipeline's
+    first call), and numpy's BLAS library found for the matmul windows (`_blas_threads`: ~0.15 ms)."""
+    _structural_key.code_fingerprint()
+    learnt_costs(root)
+    _blas_threads.numpy_one_thread()  # (finds the library; the window is not entered)
 
 
 def _queue_on_default_device(root, names):
     """(On the compile thread.) Open the default device, queue the loads and start them; also
-    hash lazyarray's sources once for the entries' names (`_structural_key.code_fingerprint`),
-    which the first lookup would otherwise pay."""
-    _structural_key.code_fingerprint()
+    read ahead what the first call would (`_read_ahead`: the sources' hash, which each entry's
+    name needs, first)."""
+    _read_ahead(root)
     _queue(root, names, _runtime.client().devices()[0], now=True)
 
 
