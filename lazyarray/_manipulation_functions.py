@@ -11,6 +11,7 @@ from . import _views
 from ._array_object import Array, _View, make_view, strides_of
 from ._helpers import broadcast_shapes, check_array, normalize_axis
 from ._bounded import keep
+from ._graph import bind as _bind
 from ._ops.core import memo
 from ._typing import Axis
 
@@ -264,7 +265,24 @@ def concat(arrays: tuple[Array, ...] | list[Array], /, *, axis: int | None = 0) 
             raise ValueError(f"concat: shapes {[n.shape for n in nodes]} differ off axis {axis}")
     nodes = [ops.convert(n, dtype) for n in nodes]
     nodes = [n for n in nodes if n.shape[axis] > 0] or nodes[:1]
-    return Array._wrap(ops.concatenate(nodes, axis), arrays[0]._device)
+    return Array._wrap(_concatenated(nodes, axis, dtype), arrays[0]._device)
+
+
+def _concatenated(nodes, axis, dtype):
+    """`ops.concatenate(nodes, axis)` of nodes of `dtype` whose shapes agree off `axis` (checked
+    by the caller): its node bound at once, without its rule's checks again (~4 of stack's ~14 us
+    for four vectors: SciPy's rotations stack ~30 times a call)."""
+    if len(nodes) == 1:
+        return nodes[0]
+    shape = list(nodes[0].shape)
+    total = 0
+    for n in nodes:
+        total += n.shape[axis]
+    shape[axis] = total
+    return _bind(_CONCATENATE, tuple(nodes), _CONCATENATE.Attrs(axis), tuple(shape), dtype)
+
+
+_CONCATENATE = ops.CONCATENATE
 
 
 def stack(arrays: tuple[Array, ...] | list[Array], /, *, axis: int = 0) -> Array:
@@ -276,7 +294,7 @@ def stack(arrays: tuple[Array, ...] | list[Array], /, *, axis: int = 0) -> Array
     axis = normalize_axis(axis, len(shape) + 1)
     new = shape[:axis] + (1,) + shape[axis:]
     nodes = [ops.reshape(ops.convert(n, dtype), new) for n in nodes]
-    return Array._wrap(ops.concatenate(nodes, axis), arrays[0]._device)
+    return Array._wrap(_concatenated(nodes, axis, dtype), arrays[0]._device)
 
 
 def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
