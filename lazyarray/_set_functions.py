@@ -58,7 +58,7 @@ class _Runs:
     host_results = True  # on the CPU, the sort and the results computed in numpy from x's value
                          # (`_host_runs`; tests turn it off to compare with the graph's path)
 
-    def __init__(self, x):
+    def __init__(self, x, values_only=False):
         check_array(x)
         self.x, self.n = x, x.size
         self._starts = None
@@ -68,7 +68,7 @@ class _Runs:
         self._host = None
         device = x._device
         if self.host_results and device.platform == "cpu" and device.mesh is None:
-            self._host_runs(x, device)
+            self._host_runs(x, device, values_only)
             return
         flat = ops.reshape(x._node, (self.n,))
         self.sorted, self.perm = ops.sort([flat, ops.iota((self.n,), 0, dt.int64)], 0)
@@ -85,19 +85,32 @@ class _Runs:
         _engine.realize([total, self.sorted, self.perm, self.group], device, "unique")
         self.count = int(_engine.to_numpy(total, device, "unique")[0]) + 1
 
-    def _host_runs(self, x, device):
+    def _host_runs(self, x, device, values_only=False):
         """On the CPU: x's value read once (its sync when pending; a realized x is counted as a
         host read of cause "unique", so a call is one sync either way), then the runs in numpy:
         the same stable sort by the same keys as the graph's (`_ops.sort`'s order keys for
         floats, real then imaginary part for complex; integers and bools as they are), the same
         IEEE `!=` between neighbours, the same run numbers; each result an exact move of
         elements. No graph is built or run for the sort (scikit-learn asks unique_values(y) at
-        every fit and score: ~300 us of a graph's sync each, against ~20 us here)."""
+        every fit and score: ~300 us of a graph's sync each, against ~20 us here).
+
+        `values_only` (unique_values) of integers or bools: equal elements are indistinguishable,
+        so any sort's values are the stable sort's; np.sort's (~3 us for 5000 int64, against
+        ~45 us for the stable permutation), and no permutation or run numbers."""
         node = x._node
         if node.op is None:
             _engine._count_host_read("unique")
         flat = _engine.to_numpy(node, device, "unique").reshape(-1)
         d = x.dtype
+        if values_only and d.kind in "iub":
+            sorted_ = np.sort(flat)
+            starts_run = np.empty(self.n, bool)
+            starts_run[0] = True
+            np.not_equal(sorted_[1:], sorted_[:-1], out=starts_run[1:])
+            run_starts = starts_run.nonzero()[0]
+            self.count = run_starts.size
+            self._host = (sorted_, None, None, run_starts)
+            return
         if d.kind == "f":
             keys = (host_order_key(flat, d, "high"),)
         elif d.kind == "c":
@@ -193,7 +206,7 @@ def unique_inverse(x: Array, /) -> UniqueInverseResult:
 
 
 def unique_values(x: Array, /) -> Array:
-    return _Runs(x).values()
+    return _Runs(x, values_only=True).values()
 
 
 # ---------------------------------------------------------------- isin
