@@ -150,23 +150,9 @@ def _realize_program(targets, device, cause, site=None):
         # (The general path below does the same steps for it, with tests it does not need.)
         target = targets[0]
         candidates = pending.pending_beside(target, device)
-        traced = pending.nodes_since_sync
-        if state.recipes and _replay_one(target, device, traced, site, candidates):
+        if state.recipes and _replay_one(target, device, pending.nodes_since_sync, site, candidates):
             return  # a graph read before: its recipe found its program without a plan (`_run_program`)
-        metrics.nodes_traced += traced
-        if not candidates and site in state.split_sites and _split_read(target, traced, device, site):
-            return  # a loop read here before, split again from its computed nodes alone
-        plan = Plan(targets)
-        pending.nodes_since_sync = 0
-        outputs = targets
-        if candidates:
-            extra = _overlapping(plan.index, candidates)
-            if extra:
-                outputs = _unique(targets + extra)
-                plan.add(extra)
-        plan = _loop_search(plan, outputs, traced, device, site)
-        if plan is not None:
-            _run(plan, outputs, device, site)
+        _read_planned(target, device, site, candidates)
         return
     # (several targets, or a budget cut; only the targets' graph components can share work
     # with them: `_graph.Component`)
@@ -216,6 +202,28 @@ def _realize_program(targets, device, cause, site=None):
         if plan is None:
             return
     _run(plan, outputs, device, site)
+
+
+def _read_planned(target, device, site, candidates):
+    """A one-target read (counted) that no recipe served: `candidates` (`pending.pending_beside`)
+    are the live pending nodes that may share work with it; a split loop's site again, or a
+    plan of its graph and the candidates sharing it, searched for a loop, run."""
+    traced = pending.nodes_since_sync
+    metrics.nodes_traced += traced
+    if not candidates and site in state.split_sites and _split_read(target, traced, device, site):
+        return  # a loop read here before, split again from its computed nodes alone
+    targets = [target]
+    plan = Plan(targets)
+    pending.nodes_since_sync = 0
+    outputs = targets
+    if candidates:
+        extra = _overlapping(plan.index, candidates)
+        if extra:
+            outputs = _unique(targets + extra)
+            plan.add(extra)
+    plan = _loop_search(plan, outputs, traced, device, site)
+    if plan is not None:
+        _run(plan, outputs, device, site)
 
 
 _NOT_SEEN = object()
@@ -390,9 +398,15 @@ def host_view(node, device, cause, sole_user):
         pending_now = node.op is not None  # (computed below: a buffer a program made of its dtype)
         if pending_now:
             if _prod(shape) > _host_sync.SMALL:  # (what `_realize` does with it: no small host read)
-                # (see `_realize_program`; its one caller, `_host_alias.export`, is called by
-                # `Array.__array__` alone: three frames ours)
-                _realize_program([node], device, cause, user_site(3))
+                # `_realize_program`'s one-target read, its first steps inline (a call and its
+                # list less, ~0.5 us of the 4b read in situ). (`user_site`: see `_realize_program`;
+                # this function's one caller, `_host_alias.export`, is called by `Array.__array__`
+                # alone: three frames ours.)
+                site = user_site(3)
+                metrics.count_sync(cause, site)
+                candidates = pending.pending_beside(node, device)
+                if not (state.recipes and _replay_one(node, device, pending.nodes_since_sync, site, candidates)):
+                    _read_planned(node, device, site, candidates)
             else:
                 _realize([node], device, cause)
         buf = node.buffer

@@ -189,3 +189,18 @@ def test_the_recipe_leaves_outputs_the_pool_may_recycle_for_to_the_general_path(
     got = np.asarray(x * 2.0 + 1.0)
     np.testing.assert_array_equal(got, a_np * 2.0 + 1.0)
     assert served[-1] is (8000 < max(min_bytes, 1))
+
+
+def test_numpy_reads_of_a_loops_graph_plan_as_before(fresh):
+    """np.asarray of a long loop's value (above `_segment.MIN_NODES`: the read looks for a loop
+    in it, `_engine._read_planned`), read at one site again and again: numpy's values."""
+    a_np = np.linspace(0.0, 1.0, 500)
+    x = xp.asarray(a_np)
+    for call in range(4):
+        y, want = x, a_np
+        for _ in range(120):
+            y = y * 0.999 + 0.25
+            want = want * 0.999 + 0.25
+        got = np.asarray(y)
+        np.testing.assert_allclose(got, want, rtol=1e-13)
+    assert xp.metrics.sync_sites and xp.metrics.syncs["numpy"] == 4
