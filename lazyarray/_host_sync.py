@@ -184,11 +184,11 @@ def run(targets):
     for node in beside:
         if node.op is None:  # (a target, or a node two handles share: realized already)
             continue
-        v = whole.get(id(node))
+        v = whole.get(node)
         if v is not None:
             node.realize_host(_owned(v, node))
             continue
-        v = ones.get(id(node))
+        v = ones.get(node)
         if v is not None:
             node.realize_host(np.array(v, dtype=node.dtype.np, ndmin=len(node.shape)))
     metrics.host_syncs += 1
@@ -500,7 +500,8 @@ def _owned(value, node):
 
 
 class _Evaluator:
-    """One read's evaluation: nodes computed whole (`memo`, by id) and the budget spent.
+    """One read's evaluation: nodes computed whole (`memo`, keyed by the node: nodes hash by
+    identity, and the dict dies with the read) and the budget spent.
 
     An element pushed through a node (`element`, `_pushed`) stays the numpy scalar its op's
     evaluation gives (np.float64, np.bool_, ...: the node's dtype, checked), not a 0-D array:
@@ -511,7 +512,7 @@ class _Evaluator:
     def __init__(self, verify=False):
         self.limit = SMALL  # elements of a node computed whole (`REDUCED` under an exact reduce)
         self.memo = {}
-        self.ones = {}      # one-element nodes pushed through (`_pushed`), by id: their value
+        self.ones = {}      # one-element nodes pushed through (`_pushed`): their value
         self.ops = 0        # computed nodes evaluated (whole or at an index)
         self.computed = 0   # computed nodes evaluated whole (in memo)
         # with the graph verifier on: the nodes evaluated, operands first, for `_verify`
@@ -536,7 +537,7 @@ class _Evaluator:
     def whole(self, node):
         """The node's whole value (small nodes only), an array."""
         memo = self.memo
-        v = memo.get(id(node))
+        v = memo.get(node)
         if v is not None:
             return v
         size = 1
@@ -617,13 +618,13 @@ class _Evaluator:
             self.computed += 1
         if self.seen is not None:
             self._visited(node)
-        memo[id(node)] = v
+        memo[node] = v
         return v
 
     def element(self, node, idx):
         """The value of node[idx] (idx: a tuple of ints within node.shape), a numpy scalar or a
         0-D array of the node's dtype."""
-        v = self.memo.get(id(node))
+        v = self.memo.get(node)
         if v is not None:
             return v[idx]
         if node.op is None:  # (a CPU buffer's numpy view, or the host value: no copy)
@@ -641,7 +642,7 @@ class _Evaluator:
         """node[idx] from its operands' elements: the index pushed through the node. A node of
         one element keeps its value in `ones` (used again without a second evaluation, and
         realized by `run` when a live array is on it)."""
-        v = self.ones.get(id(node))
+        v = self.ones.get(node)
         if v is not None:
             return v
         op = node.op
@@ -667,7 +668,7 @@ class _Evaluator:
                         v = _leaf(a)
                         values.append(v[idx] if a.shape else v)
                 elif a.shape:
-                    m = memo.get(id(a))
+                    m = memo.get(a)
                     if m is not None:
                         values.append(m[idx])
                     else:
@@ -677,7 +678,7 @@ class _Evaluator:
                         values.append(self.whole(a)[idx] if 1 < n <= SMALL or a.op not in _PUSHABLE
                                       else self._pushed(a, idx))
                 elif a.op in _PUSHABLE:  # (a 0-D operand: its one element pushed on down)
-                    m = memo.get(id(a))
+                    m = memo.get(a)
                     values.append(m if m is not None else self._pushed(a, ()))
                 else:
                     values.append(self.whole(a))
@@ -700,7 +701,7 @@ class _Evaluator:
         for n in node.shape:
             if n != 1:
                 return v
-        self.ones[id(node)] = v
+        self.ones[node] = v
         return v
 
 

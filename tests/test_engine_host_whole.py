@@ -95,3 +95,20 @@ def test_op_budget_falls_back(tries):
     got = np.asarray(y)
     assert tries and tries[0] is False
     assert np.array_equal(got, ya)
+
+
+def test_live_arrays_on_the_way_realized(tries):
+    """A live pending array on a node computed whole (`memo`) or pushed through (`ones`) on the
+    way is realized with that value by the read."""
+    a = np.arange(30, dtype=np.float64) - 7.5
+    x = xp.asarray(a)
+    u = x[:10] * 2.0          # computed whole under the max
+    m = xp.max(u + 1.0)
+    assert float(m) == float(np.max(a[:10] * 2.0 + 1.0))
+    assert tries == [True]
+    assert u._node.op is None  # realized by that read
+    assert np.array_equal(np.asarray(u), a[:10] * 2.0)
+    w = xp.reshape(x * 3.0, (-1,))[4:5]   # one element, pushed through
+    r = w * 0.5
+    assert float(r[0]) == a[4] * 3.0 * 0.5
+    assert np.array_equal(np.asarray(w), a[4:5] * 3.0)
