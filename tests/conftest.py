@@ -130,3 +130,23 @@ def replays(monkeypatch):
 
     monkeypatch.setattr(_segment, "_replay", counting)
     return count
+
+
+@pytest.fixture
+def host_tries(monkeypatch):
+    """The results of `_host_sync.run` (the small host read path tried) since the fixture was set
+    up, in order; the compile cache cleared before and after."""
+    import lazyarray as xp
+    from lazyarray import _host_sync
+
+    xp.clear_cache()
+    calls, run = [], _host_sync.run
+
+    def counted(targets):
+        r = run(targets)
+        calls.append(r)
+        return r
+
+    monkeypatch.setattr(_host_sync, "run", counted)
+    yield calls
+    xp.clear_cache()

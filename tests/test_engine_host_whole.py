@@ -11,20 +11,9 @@ from lazyarray import _host_sync
 
 
 @pytest.fixture
-def tries(monkeypatch):
+def tries(host_tries):
     """The results of `_host_sync.run` (the small host path tried)."""
-    xp.clear_cache()
-    calls = []
-    run = _host_sync.run
-
-    def counted(targets):
-        r = run(targets)
-        calls.append(r)
-        return r
-
-    monkeypatch.setattr(_host_sync, "run", counted)
-    yield calls
-    xp.clear_cache()
+    return host_tries
 
 
 def _pair(dtype, n=5000):

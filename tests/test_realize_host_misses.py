@@ -5,25 +5,14 @@ import numpy as np
 import pytest
 
 import lazyarray as xp
-from lazyarray import _engine, _host_sync
+from lazyarray import _engine
 from lazyarray._engine_state import state
 
 
 @pytest.fixture
-def tries(monkeypatch):
+def tries(host_tries):
     """The calls of `_host_sync.run` (the small host path tried), with their results."""
-    xp.clear_cache()
-    calls = []
-    run = _host_sync.run
-
-    def counted(targets):
-        r = run(targets)
-        calls.append(r)
-        return r
-
-    monkeypatch.setattr(_host_sync, "run", counted)
-    yield calls
-    xp.clear_cache()
+    return host_tries
 
 
 def _chain(x, n=8):
