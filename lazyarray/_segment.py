@@ -162,8 +162,7 @@ def chunks(outputs, order, keep_tail, repeat=True, traced=None):
     compute in order, or None if it is small or not periodic. Returns (pieces, tail_size): each
     piece is the list of its nodes that later pieces or `outputs` need. With `keep_tail` (a budget
     cut) the trailing nodes after the last chunk that looks like the first stay pending
-    (tail_size of them; a last chunk that ends the graph is computed with its other outputs,
-    `_take`); otherwise the caller computes whatever the pieces left with `outputs`.
+    (tail_size of them); otherwise the caller computes whatever the pieces left with `outputs`.
 
     `order` None (the engine's budget cut, and its read at a site that split a loop): the sync
     starts here. The nodes recorded since the last sync (`_graph.recorded`, creation order) are
