@@ -349,24 +349,21 @@ def _split(nodes, outputs, start, size, full, first_chunk, keep_tail, repeat, de
     reads = _Reads(nodes, rank, flat, ranks)
     bounds = plain if repeat or not hot else _fused(start, size, full, keep_tail)
     need = _needs(reads, rank, outputs, bounds)
-    pieces, last, odd = _take(nodes, need, bounds, first_chunk, keep_tail)
+    pieces, last = _take(nodes, need, bounds, first_chunk, keep_tail)
     hoisted, rewritten = [], []
     _hoist_fixed[0] = True
     if first_chunk < len(bounds) - 1:
         hoisted, rewritten = _hoist_transposes(nodes[bounds[first_chunk]:last])
         reads.rewrite(rank, rewritten)
     if repeat:
-        stop = bounds[-2] if odd else last  # (an odd last chunk runs after the REPEAT: `_take`)
-        ranges = [(lo, hi) for lo, hi in zip(bounds[first_chunk:], bounds[first_chunk + 1:]) if hi <= stop]
+        ranges = [(lo, hi) for lo, hi in zip(bounds[first_chunk:], bounds[first_chunk + 1:]) if hi <= last]
         _made.clear()
         done = _repeat(nodes, ranges, need, reads)
         if done is not None:
             alone, loops = done  # (the first chunk runs alone when its inputs differ from the rest's)
-            pieces = pieces[:first_chunk + alone] + [[node] for node in loops] + pieces[len(pieces) - odd:]
-            if odd:  # (one program: the REPEATs' loop, then the odd chunk's outputs)
-                pieces[-2:] = [pieces[-2] + pieces[-1]]
+            pieces = pieces[:first_chunk + alone] + [[node] for node in loops]
             if memo is not None and not hoisted and _hoist_fixed[0]:
-                _record(memo, descs, before, (start, size, first_chunk), full, pieces, last, rewritten, list(_made), rank, stop)
+                _record(memo, descs, before, (start, size, first_chunk), full, pieces, last, rewritten, list(_made), rank)
         elif len(ranges) == 1 and not hot:
             # one chunk, which no REPEAT makes (a loop's read of the one iteration a budget cut
             # left pending, each call): its pieces are kept too, a recipe of no REPEAT
@@ -375,7 +372,7 @@ def _split(nodes, outputs, start, size, full, first_chunk, keep_tail, repeat, de
         elif hot:
             bounds = _fused(start, size, full, keep_tail)
             need = _needs(reads, rank, outputs, bounds)
-            pieces, fused_last, _ = _take(nodes, need, bounds, first_chunk, keep_tail)
+            pieces, fused_last = _take(nodes, need, bounds, first_chunk, keep_tail)
             for node, args, attrs in rewritten:  # a pending tail keeps the loop's form (see _hoist_transposes)
                 if rank[node] >= fused_last:
                     node.args, node.attrs = args, attrs
@@ -465,15 +462,9 @@ def _needs(reads, rank, outputs, bounds):
 
 
 def _take(nodes, need, bounds, first_chunk, keep_tail):
-    """(the pieces (each the list of its nodes that must be output), where the last one ends,
-    whether the last piece is an odd chunk). Pieces before `first_chunk` are the prefix; nodes
-    after the end stay pending (the tail). A chunk with other outputs than the first (one holding
-    other live arrays: a budget cut inside the loop's last statement holds that iteration's
-    values) is left to a later sync, with the rest, unless it is the graph's last: it is then
-    computed now, with those outputs (odd: no REPEAT takes it; `_split` runs it in the REPEATs'
-    program), and nothing stays pending: the read after the loop has nothing left to compute
-    (one sync a call less), and a cut later in the loop starts its graph at a chunk boundary."""
-    pieces, masks, last, odd = [], {}, bounds[-1], False
+    """The pieces (each the list of its nodes that must be output) and where the last one ends.
+    Pieces before `first_chunk` are the prefix; nodes after the end stay pending (the tail)."""
+    pieces, masks, last = [], {}, bounds[-1]
     found = np.flatnonzero(need)
     cuts = np.searchsorted(found, bounds).tolist()
     found = found.tolist()
@@ -483,13 +474,10 @@ def _take(nodes, need, bounds, first_chunk, keep_tail):
         if keep_tail and k >= first_chunk:
             mask = tuple([i - lo for i in part])
             if masks.setdefault(hi - lo, mask) != mask:
-                if k == len(bounds) - 2 and hi == len(nodes) and k > first_chunk:
-                    odd = True
-                else:
-                    last = lo  # a chunk holding other live arrays: leave it to a later cut
-                    break
+                last = lo  # a chunk holding other live arrays: leave it to a later cut
+                break
         pieces.append([nodes[i] for i in part])
-    return pieces, last, odd
+    return pieces, last
 
 
 _transposed = weakref.WeakKeyDictionary()  # invariant matrix (a leaf node) -> its transpose's node
@@ -773,21 +761,19 @@ def _known_key(nodes, outputs, params):
     return (key, objects), kept
 
 
-def _record(memo, descs, before, at, full, pieces, last, rewritten, groups, rank, stop=None):
+def _record(memo, descs, before, at, full, pieces, last, rewritten, groups, rank):
     """Keep what `_split` just did (`full` chunks of `at`: (start, size, first chunk)) for the
     graph of key `memo` and descriptions `descs`, decided when the last loop chunk was `before`
-    (see `_Recipe`); the REPEATs' chunks end at `stop` (None: `last`; an odd last chunk
-    after them runs as it is: `_take`)."""
+    (see `_Recipe`)."""
     key, objects = memo
     where = {id(a): k for k, a in enumerate(objects)}
     # a rewritten dot inside a REPEAT's chunks is never computed (the body is a template): only
     # those that run (a first chunk run alone) or that a REPEAT's values are read from matter
     first = min((g[5] for g in groups), default=len(rank))  # (no REPEAT: every rewritten dot runs)
-    stop = last if stop is None else stop
     read = {o for g in groups for o, _ in g[3]}
     rewrites = []
     for node, args, _ in rewritten:
-        if first <= rank[node] < stop and rank[node] not in read:
+        if rank[node] >= first and rank[node] not in read:
             continue
         pos = 2 if node.args[1] is args[0] else 0 if node.args[0] is not args[0] else 1  # (2: sides swapped)
         k = where.get(id(args[pos if pos < 2 else 1]))

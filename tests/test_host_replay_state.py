@@ -36,11 +36,11 @@ def _calls(rng):
 
 def _run(rng, replay, monkeypatch, replays):
     """Each call's (values, last loop chunk, chunks seen, replays so far); with `replay` False
-    every chunking is worked out (no recipe is kept). `replays`: the
+    every chunking is worked out (the recipes are forgotten before each call). `replays`: the
     fixture's count."""
     from lazyarray._engine_state import state
     before = replays[0]
-    shapes, real_chunks, real_record = [], _segment.chunks, _segment._record
+    shapes, real_chunks = [], _segment.chunks
 
     def chunks(*args, **kw):  # (each answer's piece sizes and pending tail)
         got = real_chunks(*args, **kw)
@@ -49,9 +49,6 @@ def _run(rng, replay, monkeypatch, replays):
 
     monkeypatch.setattr(_segment, "chunks", chunks)
     out = []
-    if not replay:  # (no recipe kept: a cut that ends at an iteration's end leaves the next cut
-        # of the same call a graph like its own, which a kept recipe would serve)
-        monkeypatch.setattr(_segment, "_record", lambda *args, **kw: None)
     for name, call, want in _calls(rng):
         if not replay:
             _segment._recipes.clear()
@@ -60,7 +57,6 @@ def _run(rng, replay, monkeypatch, replays):
         out.append((name, got, state.last_chunk, state.chunks_seen, replays[0] - before, list(shapes)))
         shapes.clear()
     monkeypatch.setattr(_segment, "chunks", real_chunks)
-    monkeypatch.setattr(_segment, "_record", real_record)
     return out
 
 

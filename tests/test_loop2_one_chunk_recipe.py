@@ -1,6 +1,5 @@
-"""A read whose graph is one loop iteration (logistic regression's 101 steps of 10 nodes against a
-budget of 1000: the cut computes the first 100, `_segment._take`, and the last is traced after it)
-is split as one chunk, which no REPEAT makes: its
+"""A read whose graph is the one loop iteration a budget cut left pending (logistic regression's
+100 steps of 10 nodes against a budget of 1000) is split as one chunk, which no REPEAT makes: its
 pieces are kept as a recipe of no REPEAT, which the next call replays instead of searching again,
 with the values the search gives (bit for bit) and numpy's."""
 import numpy as np
@@ -35,10 +34,10 @@ def test_one_chunk_read_replays(reads, dtype):
     w0 = np.zeros(8, dtype)
     args = [xp.asarray(a) for a in (X, y, w0)]
     _engine.wait_for_compiles()
-    got = [np.asarray(logreg(xp, *args, steps=101)).copy() for _ in range(6)]
+    got = [np.asarray(logreg(xp, *args)).copy() for _ in range(6)]
     for g in got[1:]:
         assert g.tobytes() == got[0].tobytes()
-    np.testing.assert_allclose(got[0], logreg(np, X, y, w0, steps=101), rtol=2e-4 if dtype == "float32" else 1e-10, atol=1e-6)
+    np.testing.assert_allclose(got[0], logreg(np, X, y, w0), rtol=2e-4 if dtype == "float32" else 1e-10, atol=1e-6)
     one_chunk = [hit for n, hit in reads if n == 10]
     assert one_chunk and one_chunk[-1]  # (the last calls' reads of one iteration: replayed)
     kept = [r for _, _, r in _segment._recipes.values() if not r.groups and r.full == 1]
@@ -52,7 +51,7 @@ def test_one_chunk_recipe_matches_the_search(monkeypatch):
     y = (rng.random(200) > 0.5).astype("float32")
     args = [xp.asarray(a) for a in (X, y, np.full(6, 0.1, "float32"))]
     for _ in range(4):
-        replayed = np.asarray(logreg(xp, *args, steps=101)).copy()
+        replayed = np.asarray(logreg(xp, *args)).copy()
     real = _segment._replay_call
 
     def no_recipe(nodes, outputs, keep_tail, repeat, last, *proof, **kw):
@@ -60,5 +59,5 @@ def test_one_chunk_recipe_matches_the_search(monkeypatch):
             return None, None, None
         return real(nodes, outputs, keep_tail, repeat, last, *proof, **kw)
     monkeypatch.setattr(_segment, "_replay_call", no_recipe)
-    searched = np.asarray(logreg(xp, *args, steps=101))
+    searched = np.asarray(logreg(xp, *args))
     assert replayed.tobytes() == searched.tobytes()
