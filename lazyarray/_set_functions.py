@@ -53,6 +53,15 @@ class UniqueInverseResult(NamedTuple):
     inverse_indices: Array
 
 
+def _starts_run(sorted_):
+    """Whether each element of the sorted (nonempty) 1-D `sorted_` begins a run: the first, and
+    every one IEEE-unequal to the element before it (the graph path's `!=` between neighbours)."""
+    starts = np.empty(sorted_.size, bool)
+    starts[0] = True
+    np.not_equal(sorted_[1:], sorted_[:-1], out=starts[1:])
+    return starts
+
+
 class _Runs:
     """x flattened and sorted, cut into runs of equal values (nodes on x's device)."""
     host_results = True  # on the CPU, the sort and the results computed in numpy from x's value
@@ -104,10 +113,7 @@ class _Runs:
         d = x.dtype
         if values_only and d.kind in "iub":
             sorted_ = np.sort(flat)
-            starts_run = np.empty(self.n, bool)
-            starts_run[0] = True
-            np.not_equal(sorted_[1:], sorted_[:-1], out=starts_run[1:])
-            run_starts = starts_run.nonzero()[0]
+            run_starts = _starts_run(sorted_).nonzero()[0]
             self.count = run_starts.size
             self._host = (sorted_, None, None, run_starts)
             return
@@ -120,9 +126,7 @@ class _Runs:
             keys = (flat,)
         perm = np.lexsort(keys[::-1]).astype(np.int64, copy=False)
         sorted_ = flat[perm]
-        starts_run = np.empty(self.n, bool)
-        starts_run[0] = True
-        np.not_equal(sorted_[1:], sorted_[:-1], out=starts_run[1:])
+        starts_run = _starts_run(sorted_)
         group = np.add.accumulate(starts_run, dtype=np.int64)
         group -= 1
         self.count = int(group[-1]) + 1
