@@ -451,6 +451,12 @@ def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Arr
 
 
 def _repeat_array(x, repeats, axis, size):
+    """repeat by an integer array: the counts' total and minimum read (the one sync the output
+    length needs), then a gather of x by each output slot's source position. On one CPU device
+    (`_host_counts`), where a read lands in host memory, the counts are read once and numpy
+    numbers the slots (`np.repeat` of the positions, a host leaf: SciPy's rankdata
+    `repeat(ranks, diff(indices))` ~20 us against ~80 for the device path's cumsum program);
+    elsewhere a scatter and a cumulative sum in the graph make the same integers."""
     if repeats.dtype not in dt.CATEGORIES["integral"]:
         raise TypeError(f"repeat: repeats must have an integer dtype, got {repeats.dtype}")
     if repeats.shape not in ((1,), (size,)):
@@ -460,54 +466,38 @@ def _repeat_array(x, repeats, axis, size):
     counts = ops.broadcast_to(ops.convert(repeats._node, dt.int64), (size,))
     if size == 0:
         return Array._wrap(x._node, x.device)
-    if _host_counts(x.device):
-        return _repeat_on_host(x, counts, axis, size)
-    ends = ops.cumulative(counts, 0, "add")
-    total_node = ops.slice_(ends, (size - 1,), (size,))
-    low_node = ops.reduce(counts, (0,), "min")
-    _engine.realize([ends, total_node, low_node], x.device, "repeat")
-    total = int(_engine.to_numpy(total_node, x.device, "repeat")[0])
-    if int(_engine.to_numpy(low_node, x.device, "repeat")) < 0:
+    host = _host_counts(x.device)
+    if host:  # (one sync; a small host read when the counts' graph is a few exact ops)
+        values = _engine.to_numpy(counts, x.device, "repeat")
+        total, low = int(values.sum()), int(values.min())
+    else:
+        ends = ops.cumulative(counts, 0, "add")
+        total_node = ops.slice_(ends, (size - 1,), (size,))
+        low_node = ops.reduce(counts, (0,), "min")
+        _engine.realize([ends, total_node, low_node], x.device, "repeat")
+        total = int(_engine.to_numpy(total_node, x.device, "repeat")[0])
+        low = int(_engine.to_numpy(low_node, x.device, "repeat"))
+    if low < 0:
         raise ValueError("repeat: repeats must be non-negative")
     out_shape = x.shape[:axis] + (total,) + x.shape[axis + 1:]
     if total == 0:
         return Array._wrap(ops.constant(0, x.dtype, out_shape), x.device)
-    # source of output slot j = number of elements whose run ends at or before j: a 1 at each
-    # run end (ends == total falls in the spare last slot), then an inclusive cumsum
-    marks = ops.scatter_points(ops.constant(0, dt.int64, (total + 1,)), ops.reshape(ends, (size, 1)),
-                               ops.constant(1, dt.int64, (size,)), (0,), mode="add")
-    source = ops.slice_(ops.cumulative(marks, 0, "add"), (0,), (total,))
-    picked = ops.gather_points(x._node, ops.reshape(source, (total, 1)), (axis,))
+    if host:  # (np.repeat of the positions: the integers the device path's scatter and cumsum make)
+        source = np.repeat(np.arange(size, dtype=np.int64).reshape(size, 1), values, axis=0)  # (its own)
+        source = leaf_from_host(source, source.shape, dt.int64)
+    else:
+        # source of output slot j = number of elements whose run ends at or before j: a 1 at each
+        # run end (ends == total falls in the spare last slot), then an inclusive cumsum
+        marks = ops.scatter_points(ops.constant(0, dt.int64, (total + 1,)), ops.reshape(ends, (size, 1)),
+                                   ops.constant(1, dt.int64, (size,)), (0,), mode="add")
+        source = ops.reshape(ops.slice_(ops.cumulative(marks, 0, "add"), (0,), (total,)), (total, 1))
+    picked = ops.gather_points(x._node, source, (axis,))
     # gather puts the picked axis first: move it back
-    return _picked(x, picked, axis)
-
-
-def _picked(x, picked, axis):
-    """gather_points' result (the picked axis first) with that axis moved back to `axis`."""
     perm = list(range(1, x.ndim))
     perm.insert(axis, 0)
     return Array._wrap(ops.transpose(picked, perm), x.device)
 
 
 def _host_counts(device):
-    """Whether `repeat` reads its counts to the host (one CPU device: `_repeat_on_host`)."""
+    """Whether `repeat` reads its counts to the host and numbers the slots in numpy (one CPU device)."""
     return device.platform == "cpu" and device.mesh is None
-
-
-def _repeat_on_host(x, counts, axis, size):
-    """`_repeat_array` on one CPU device, where a read lands in host memory: the counts read
-    once (the one sync the output length needs: a small host read when their graph is a few
-    exact ops, SciPy's rankdata `repeat(ranks, diff(indices))`, ~20 us against ~80 for the
-    program of the device path's cumulative sum), and each output slot's source numbered by
-    numpy (`np.repeat` of the positions: the same integers the device path's scatter and
-    cumulative sum compute), a host leaf the gather reads. Same values, same errors."""
-    values = _engine.to_numpy(counts, x.device, "repeat")
-    if values.min() < 0:
-        raise ValueError("repeat: repeats must be non-negative")
-    total = int(values.sum())
-    out_shape = x.shape[:axis] + (total,) + x.shape[axis + 1:]
-    if total == 0:
-        return Array._wrap(ops.constant(0, x.dtype, out_shape), x.device)
-    source = np.repeat(np.arange(size, dtype=np.int64).reshape(size, 1), values, axis=0)  # (its own)
-    picked = ops.gather_points(x._node, leaf_from_host(source, source.shape, dt.int64), (axis,))
-    return _picked(x, picked, axis)

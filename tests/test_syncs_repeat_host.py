@@ -1,6 +1,6 @@
 """repeat with array repeats on one CPU device reads the counts once and numbers the output's
-sources by numpy (`_manipulation_functions._repeat_on_host`): the same values and errors as the
-device path (cumulative sum and scatter in the graph) and as numpy, in both tiers, for counts
+sources by numpy (`_manipulation_functions._repeat_array` where `_host_counts`): the same
+values and errors as the device path (cumulative sum and scatter in the graph) and as numpy, in both tiers, for counts
 that are a leaf, a pending graph (SciPy's rankdata: `repeat(ranks, diff(indices))`) or one count
 broadcast."""
 import numpy as np
