@@ -118,8 +118,8 @@ def _takes(node):
     """Whether this path computes `node` exactly: its op is in EXACT, EXACT's further condition
     holds, and an evaluation covers the node (`OpDef.interpretable`). (The ops of `_PLAIN` pass
     by construction: callers on the per-node path test that set first. `run_leaf_op` keeps an
-    inline twin over `_LEAF_OPS`: it is the whole of the hottest read; so does `_at`, the
-    element read when indexed.)"""
+    inline twin over `_LEAF_OPS`: it is the whole of the hottest read; so do `_at`, the
+    element read when indexed, and `_Evaluator.whole`, at every node of a small read.)"""
     op = node.op
     cond = EXACT.get(op, False)
     return cond is not False and (cond is None or cond(node)) and op.interpretable(node)
